@@ -1,0 +1,33 @@
+# rrxe: soft RoCE v2 in Rust. The two commands a newcomer needs:
+#   make run    build what is missing, boot the test kernel, show rrxe0/rrxe1
+#   make test   every test; ends with "N passed, N failed"
+# Build outputs live in $(RRXE_CACHE) (default ~/.cache/rrxe), never in the clone.
+# (Kbuild, not this file, is what kbuild reads for `make -C $KDIR M=$PWD`.)
+
+FLAVOUR ?= test
+
+.PHONY: run test kernel module clippy image host-test fuzz
+
+run:
+	scripts/demo
+
+test:
+	scripts/test
+
+kernel:
+	scripts/kernel --flavour $(FLAVOUR) build
+
+module: kernel
+	scripts/module --flavour $(FLAVOUR)
+
+clippy: kernel
+	scripts/module --flavour $(FLAVOUR) CLIPPY=1
+
+image:
+	scripts/guest-image
+
+host-test:
+	cd tools/rrxe-proto && CARGO_TARGET_DIR=$${RRXE_CACHE:-$$HOME/.cache/rrxe}/target-proto cargo test
+
+fuzz:
+	tools/rrxe-proto/fuzz.sh $${FUZZ_SECONDS:-60}
