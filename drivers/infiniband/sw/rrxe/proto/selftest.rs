@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Self-contained test cases of the protocol core, using `core` only, so that the
+//! same cases run under `cargo test` on the host and under KUnit in the kernel.
+//! Each case returns `Err` with a short reason on failure.
+
+use super::hdr::{NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_REM_ACC_ERR};
+use super::icrc::{self, Crc32, IcrcError, NetHdr, SoftCrc32, ICRC_SEED};
+use super::opcode::{self, Transport};
+use super::packet::{self, HeaderFields, ParseError};
+use super::psn;
+use super::qp_state::{attr, modify_is_ok, QpState, QpType};
+
+/// Result of one case.
+pub type CaseResult = Result<(), &'static str>;
+
+/// A test case function.
+pub type CaseFn = fn() -> CaseResult;
+
+/// All cases with their names.
+pub const CASES: &[(&str, CaseFn)] = &[
+    ("crc32_check_value", case_crc32_check_value),
+    ("crc32_incremental", case_crc32_incremental),
+    ("icrc_seed", case_icrc_seed),
+    ("icrc_scapy_uc_send_only", case_icrc_scapy_uc_send_only),
+    ("icrc_connectx4_cnp", case_icrc_connectx4_cnp),
+    ("icrc_masked_fields", case_icrc_masked_fields),
+    ("icrc_ipv6_generate_verify", case_icrc_ipv6_generate_verify),
+    ("icrc_flush_quirk", case_icrc_flush_quirk),
+    ("opcode_count", case_opcode_count),
+    ("opcode_lengths", case_opcode_lengths),
+    ("opcode_reserved_rejected", case_opcode_reserved_rejected),
+    ("opcode_classes", case_opcode_classes),
+    ("aeth_decode", case_aeth_decode),
+    ("psn_wrap", case_psn_wrap),
+    ("psn_window", case_psn_window),
+    ("credit_table", case_credit_table),
+    ("rnr_timer_table", case_rnr_timer_table),
+    ("retransmit_timeout", case_retransmit_timeout),
+    ("qp_rc_bringup", case_qp_rc_bringup),
+    ("qp_invalid_transitions", case_qp_invalid_transitions),
+    ("qp_cur_state_rule", case_qp_cur_state_rule),
+    (
+        "parse_roundtrip_write_first",
+        case_parse_roundtrip_write_first,
+    ),
+    ("parse_truncated", case_parse_truncated),
+    ("parse_bad_tver", case_parse_bad_tver),
+    ("parse_bad_pad", case_parse_bad_pad),
+    ("parse_unaligned", case_parse_unaligned),
+    ("parse_unexpected_payload", case_parse_unexpected_payload),
+    ("parse_mtu_rules", case_parse_mtu_rules),
+    ("parse_atomic_write_length", case_parse_atomic_write_length),
+    ("parse_unknown_opcode", case_parse_unknown_opcode),
+];
+
+/// Runs every case; returns the number that passed and the first failure.
+pub fn run_all() -> (usize, Option<(&'static str, &'static str)>) {
+    let mut passed = 0;
+    let mut first_failure = None;
+    for &(name, case) in CASES {
+        match case() {
+            Ok(()) => passed += 1,
+            Err(why) => {
+                if first_failure.is_none() {
+                    first_failure = Some((name, why));
+                }
+            }
+        }
+    }
+    (passed, first_failure)
+}
+
+fn check(cond: bool, why: &'static str) -> CaseResult {
+    if cond {
+        Ok(())
+    } else {
+        Err(why)
+    }
+}
+
+/// IPv4 + UDP headers and UDP payload of an example UC SEND ONLY packet from
+/// scapy's RoCE regression test (test/contrib/roce.uts), whose ICRC scapy gives
+/// as bytes 78 f3 53 f3. Pad count 2: the last two payload bytes are pad.
+const SCAPY_IP: [u8; 20] = [
+    0x45, 0x01, 0x00, 0x40, 0x04, 0x78, 0x40, 0x00, 0x40, 0x11, 0xb4, 0xd5, 0xc0, 0xa8, 0x00, 0x07,
+    0xc0, 0xa8, 0x00, 0x07,
+];
+const SCAPY_UDP: [u8; 8] = [0xc0, 0x00, 0x12, 0xb7, 0x00, 0x2c, 0xac, 0xa2];
+const SCAPY_PKT: [u8; 36] = [
+    0x24, 0x60, 0xff, 0xff, 0x00, 0x00, 0x00, 0xd3, 0x00, 0xcf, 0x17, 0x10, // BTH
+    0x46, 0x30, 0x81, 0x8b, 0xe2, 0x89, 0x35, 0xd9, 0x0e, 0x9a, 0x95, 0x50, 0x54, 0x01, 0xbe, 0x88,
+    0x5e, 0x50, // payload
+    0x00, 0x00, // pad
+    0x78, 0xf3, 0x53, 0xf3, // ICRC
+];
+
+/// A CNP captured on a ConnectX-4 Lx (scapy test/contrib/roce.uts): IPv4 + UDP
+/// headers and UDP payload, ICRC computed by the NIC.
+const CX4_CNP_IP: [u8; 20] = [
+    0x45, 0xc2, 0x00, 0x3c, 0x71, 0x8c, 0x40, 0x00, 0x40, 0x11, 0x91, 0x61, 0x0a, 0x00, 0x11, 0x01,
+    0x0a, 0x00, 0x12, 0x01,
+];
+const CX4_CNP_UDP: [u8; 8] = [0x00, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00];
+const CX4_CNP_PKT: [u8; 32] = [
+    0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x01, 0x18, 0x00, 0x00, 0x00, 0x00, // BTH
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // reserved
+    0x82, 0xfd, 0x00, 0x2a, // ICRC
+];
+
+fn case_crc32_check_value() -> CaseResult {
+    // The standard CRC-32 check value: crc32("123456789") = 0xcbf43926.
+    let crc = !SoftCrc32.update(!0, b"123456789");
+    check(crc == 0xcbf4_3926, "crc32 check value")
+}
+
+fn case_crc32_incremental() -> CaseResult {
+    let mut data = [0u8; 61];
+    for (i, b) in (0u8..).zip(data.iter_mut()) {
+        *b = i.wrapping_mul(37).wrapping_add(11);
+    }
+    let whole = SoftCrc32.update(0x1234_5678, &data);
+    for split in [0, 1, 7, 8, 9, 30, 60, 61] {
+        let (a, b) = data.split_at_checked(split).ok_or("split")?;
+        let parts = SoftCrc32.update(SoftCrc32.update(0x1234_5678, a), b);
+        check(parts == whole, "crc32 split mismatch")?;
+    }
+    Ok(())
+}
+
+fn case_icrc_seed() -> CaseResult {
+    check(
+        SoftCrc32.update(0xffff_ffff, &[0xff; 8]) == ICRC_SEED,
+        "seed is crc32_le(~0, 8 x 0xff)",
+    )
+}
+
+fn case_icrc_scapy_uc_send_only() -> CaseResult {
+    let net = NetHdr::V4(&SCAPY_IP);
+    icrc::verify(&SoftCrc32, net, &SCAPY_UDP, &SCAPY_PKT).map_err(|_| "scapy vector")?;
+    let p = packet::parse(&SCAPY_PKT, Some(256)).map_err(|_| "parse scapy vector")?;
+    check(p.info.opcode == opcode::UC_SEND_ONLY, "opcode")?;
+    check(
+        p.payload.len() == 18 && p.pad.len() == 2,
+        "payload/pad split",
+    )?;
+    check(
+        p.bth.mig() && p.bth.dest_qpn() == 211 && p.bth.psn() == 13_571_856,
+        "bth",
+    )?;
+    check(p.icrc() == 0xf353_f378, "stored icrc")
+}
+
+fn case_icrc_connectx4_cnp() -> CaseResult {
+    let net = NetHdr::V4(&CX4_CNP_IP);
+    let icrc =
+        icrc::compute_ibta(&SoftCrc32, net, &CX4_CNP_UDP, &CX4_CNP_PKT).map_err(|_| "compute")?;
+    check(Some(icrc) == icrc::stored(&CX4_CNP_PKT), "hardware ICRC")?;
+    // rxe has no CNP opcode, so the table-driven paths refuse it.
+    check(
+        icrc::compute(&SoftCrc32, net, &CX4_CNP_UDP, &CX4_CNP_PKT)
+            == Err(IcrcError::UnknownOpcode(0x81)),
+        "CNP unknown to rxe",
+    )
+}
+
+fn case_icrc_masked_fields() -> CaseResult {
+    let mut ip = SCAPY_IP;
+    let mut udp = SCAPY_UDP;
+    let mut pkt = SCAPY_PKT;
+    ip[1] = 0x5a; // TOS
+    ip[8] = 0x01; // TTL
+    ip[10] = 0x12; // checksum
+    udp[6] = 0; // UDP checksum
+    udp[7] = 0;
+    pkt[4] = 0xc0; // FECN, BECN
+    icrc::verify(&SoftCrc32, NetHdr::V4(&ip), &udp, &pkt).map_err(|_| "masked field")?;
+    ip[12] ^= 1; // source address is covered
+    check(
+        icrc::verify(&SoftCrc32, NetHdr::V4(&ip), &udp, &pkt).is_err(),
+        "saddr not covered",
+    )
+}
+
+fn case_icrc_ipv6_generate_verify() -> CaseResult {
+    let mut ip6 = [0u8; 40];
+    ip6[0] = 0x60;
+    ip6[5] = 40; // payload length: UDP 8 + packet 32
+    ip6[6] = 17;
+    ip6[7] = 64;
+    ip6[23] = 1; // ::1 -> ::2
+    ip6[39] = 2;
+    let udp = [0xc0, 0x01, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00];
+    let mut f = HeaderFields::default();
+    f.bth.opcode = opcode::RC_SEND_ONLY;
+    f.bth.pkey = 0xffff;
+    f.bth.dest_qpn = 0x11;
+    let mut pkt = [0u8; 32];
+    let len = packet::build_packet(&mut pkt, &f, b"0123456789abcd").map_err(|_| "build")?;
+    check(len == pkt.len(), "length")?;
+    let net = NetHdr::from_ip(&ip6).map_err(|_| "ipv6 header")?;
+    icrc::generate(&SoftCrc32, net, &udp, &mut pkt).map_err(|_| "generate")?;
+    icrc::verify(&SoftCrc32, net, &udp, &pkt).map_err(|_| "verify")?;
+    // Traffic class, flow label and hop limit are masked; the addresses are not.
+    ip6[0] = 0x6f;
+    ip6[1] = 0xab;
+    ip6[3] = 0x42;
+    ip6[7] = 1;
+    icrc::verify(&SoftCrc32, NetHdr::V6(&ip6), &udp, &pkt).map_err(|_| "masked v6")?;
+    ip6[39] = 3;
+    check(
+        icrc::verify(&SoftCrc32, NetHdr::V6(&ip6), &udp, &pkt).is_err(),
+        "daddr not covered",
+    )
+}
+
+fn case_icrc_flush_quirk() -> CaseResult {
+    // rxe's FLUSH entry has no payload offset, so its ICRC covers the headers and
+    // then the whole packet (BTH unmasked) again.
+    let mut f = HeaderFields::default();
+    f.bth.opcode = opcode::RC_FLUSH;
+    f.bth.psn = 5;
+    let mut pkt = [0u8; 36];
+    packet::build_packet(&mut pkt, &f, &[]).map_err(|_| "build")?;
+    let net = NetHdr::V4(&SCAPY_IP);
+    let rxe = icrc::compute(&SoftCrc32, net, &SCAPY_UDP, &pkt).map_err(|_| "rxe")?;
+    let ibta = icrc::compute_ibta(&SoftCrc32, net, &SCAPY_UDP, &pkt).map_err(|_| "ibta")?;
+    let body = pkt.get(..32).ok_or("slice")?;
+    // Undo the final inversion of the IBTA value and continue over the body.
+    let manual = !SoftCrc32.update(!ibta, body);
+    check(rxe == manual && rxe != ibta, "FLUSH ICRC as rxe")
+}
+
+fn case_opcode_count() -> CaseResult {
+    let n = opcode::OPCODES.iter().filter(|o| o.is_some()).count();
+    check(n == 60, "rxe knows 60 opcodes")
+}
+
+fn case_opcode_lengths() -> CaseResult {
+    let expect: [(u8, u8); 10] = [
+        (opcode::RC_SEND_ONLY, 12),
+        (opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 32),
+        (opcode::RC_RDMA_READ_REQUEST, 28),
+        (opcode::RC_ACKNOWLEDGE, 16),
+        (opcode::RC_ATOMIC_ACKNOWLEDGE, 24),
+        (opcode::RC_COMPARE_SWAP, 40),
+        (opcode::RC_FLUSH, 32),
+        (opcode::UD_SEND_ONLY_WITH_IMMEDIATE, 24),
+        (opcode::RD_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 44),
+        (opcode::RC_SEND_ONLY_WITH_INVALIDATE, 16),
+    ];
+    for (op, len) in expect {
+        let info = opcode::lookup(op).ok_or("missing opcode")?;
+        check(info.length == len, "header length")?;
+    }
+    let info = opcode::lookup(opcode::RC_ATOMIC_ACKNOWLEDGE).ok_or("missing")?;
+    check(
+        info.offset(opcode::Mask::ATMACK) == Some(16),
+        "ATMACK after AETH",
+    )
+}
+
+fn case_opcode_reserved_rejected() -> CaseResult {
+    for op in [
+        0x15, 0x18, 0x19, 0x1a, 0x1b, 0x1e, 0x1f, 0x2c, 0x3f, 0x55, 0x5c, 0x60, 0x63, 0x66, 0x80,
+        0x81, 0xa0, 0xe0, 0xff,
+    ] {
+        check(opcode::lookup(op).is_none(), "reserved opcode accepted")?;
+    }
+    Ok(())
+}
+
+fn case_opcode_classes() -> CaseResult {
+    let get = |op| opcode::lookup(op).ok_or("missing");
+    let first = get(opcode::RC_RDMA_WRITE_FIRST)?;
+    let mid = get(opcode::UC_SEND_MIDDLE)?;
+    let last = get(opcode::RC_RDMA_READ_RESPONSE_LAST)?;
+    let only = get(opcode::UD_SEND_ONLY)?;
+    check(
+        first.is_first() && !first.is_only() && first.is_request(),
+        "first",
+    )?;
+    check(
+        mid.is_middle() && mid.transport() == Transport::Uc,
+        "middle",
+    )?;
+    check(last.is_last() && last.is_response(), "last")?;
+    check(only.is_only() && only.transport() == Transport::Ud, "only")?;
+    check(!get(opcode::RC_ACKNOWLEDGE)?.has_payload(), "ack payload")
+}
+
+fn case_aeth_decode() -> CaseResult {
+    check(
+        Syndrome::decode(AETH_ACK_UNLIMITED) == Syndrome::Ack { credit: 31 },
+        "ack",
+    )?;
+    check(
+        Syndrome::decode(0x2e) == Syndrome::RnrNak { timer: 14 },
+        "rnr",
+    )?;
+    check(
+        Syndrome::decode(AETH_NAK_REM_ACC_ERR) == Syndrome::Nak(NakCode::RemoteAccessError),
+        "nak",
+    )?;
+    check(
+        Syndrome::decode(0x64) == Syndrome::Nak(NakCode::InvalidRdRequest),
+        "rd nak",
+    )?;
+    check(
+        Syndrome::decode(0x65) == Syndrome::Nak(NakCode::Reserved(5)),
+        "reserved nak",
+    )?;
+    check(
+        Syndrome::decode(0x41) == Syndrome::Reserved(0x41),
+        "reserved type",
+    )?;
+    check(Syndrome::decode(0x80) == Syndrome::Reserved(0x80), "bit 7")?;
+    for b in 0..=255u8 {
+        check(Syndrome::decode(b).encode() == b, "syndrome round trip")?;
+    }
+    Ok(())
+}
+
+fn case_psn_wrap() -> CaseResult {
+    check(psn::psn_add(0xff_ffff, 1) == 0, "add wraps")?;
+    check(psn::psn_sub(2, 0xff_fffe) == 4, "sub wraps")?;
+    check(psn::psn_compare(0, 0xff_ffff) > 0, "0 after max")?;
+    check(psn::psn_compare(0xff_ffff, 0) < 0, "max before 0")?;
+    check(psn::psn_compare(7, 7) == 0, "equal")?;
+    check(psn::psn_diff(3, 0xff_fffd) == 6, "signed diff")?;
+    check(psn::psn_diff(0xff_fffd, 3) == -6, "negative diff")
+}
+
+fn case_psn_window() -> CaseResult {
+    check(
+        psn::psn_in_window(0xff_ffff, 0xff_fff0, 32),
+        "end before wrap",
+    )?;
+    check(psn::psn_in_window(0x0f, 0xff_fff0, 32), "after wrap")?;
+    check(!psn::psn_in_window(0x10, 0xff_fff0, 32), "past window")?;
+    check(
+        !psn::psn_in_window(0xff_ffef, 0xff_fff0, 32),
+        "before window",
+    )
+}
+
+fn case_credit_table() -> CaseResult {
+    check(psn::credit_count(0) == Some(0), "code 0")?;
+    check(psn::credit_count(5) == Some(6), "code 5")?;
+    check(psn::credit_count(30) == Some(32768), "code 30")?;
+    check(psn::credit_count(psn::CREDIT_INVALID).is_none(), "code 31")?;
+    check(psn::credit_code(7) == 5, "7 credits -> 6")?;
+    check(psn::credit_code(100_000) == 30, "saturates")?;
+    check(psn::credit_code(0) == 0, "zero")
+}
+
+fn case_rnr_timer_table() -> CaseResult {
+    check(psn::rnr_nak_usec(0) == 655_360, "code 0 is the longest")?;
+    check(psn::rnr_nak_usec(1) == 10, "code 1")?;
+    check(psn::rnr_nak_usec(14) == 1280, "code 14")?;
+    check(psn::rnr_nak_usec(31) == 491_520, "code 31")?;
+    check(psn::rnr_nak_usec(0x21) == 10, "high bits ignored")
+}
+
+fn case_retransmit_timeout() -> CaseResult {
+    check(psn::retransmit_timeout_ns(0).is_none(), "0 is infinite")?;
+    check(psn::retransmit_timeout_ns(1) == Some(8192), "4.096us * 2")?;
+    check(psn::retransmit_timeout_ns(14) == Some(67_108_864), "~67ms")?;
+    check(
+        psn::retransmit_timeout_ns(31) == Some(4096 << 31),
+        "largest",
+    )?;
+    check(psn::ib_mtu_bytes(3) == Some(1024), "IB_MTU_1024")?;
+    check(psn::ib_mtu_enum(4096) == Some(5), "4096")
+}
+
+fn case_qp_rc_bringup() -> CaseResult {
+    let rc = QpType::Rc;
+    let init = attr::STATE | attr::PKEY_INDEX | attr::PORT | attr::ACCESS_FLAGS;
+    check(
+        modify_is_ok(QpState::Reset, QpState::Init, rc, init),
+        "RESET->INIT",
+    )?;
+    check(
+        !modify_is_ok(
+            QpState::Reset,
+            QpState::Init,
+            rc,
+            init & !attr::ACCESS_FLAGS,
+        ),
+        "missing access flags",
+    )?;
+    let rtr = attr::STATE
+        | attr::AV
+        | attr::PATH_MTU
+        | attr::DEST_QPN
+        | attr::RQ_PSN
+        | attr::MAX_DEST_RD_ATOMIC
+        | attr::MIN_RNR_TIMER;
+    check(
+        modify_is_ok(QpState::Init, QpState::Rtr, rc, rtr),
+        "INIT->RTR",
+    )?;
+    check(
+        !modify_is_ok(QpState::Init, QpState::Rtr, rc, rtr | attr::SQ_PSN),
+        "SQ_PSN not allowed at RTR",
+    )?;
+    let rts = attr::STATE
+        | attr::TIMEOUT
+        | attr::RETRY_CNT
+        | attr::RNR_RETRY
+        | attr::SQ_PSN
+        | attr::MAX_QP_RD_ATOMIC;
+    check(
+        modify_is_ok(QpState::Rtr, QpState::Rts, rc, rts),
+        "RTR->RTS",
+    )?;
+    check(
+        modify_is_ok(QpState::Rtr, QpState::Rts, rc, rts | attr::RATE_LIMIT),
+        "rate limit always allowed",
+    )?;
+    check(
+        modify_is_ok(QpState::Rts, QpState::Err, rc, attr::STATE),
+        "RTS->ERR",
+    )
+}
+
+fn case_qp_invalid_transitions() -> CaseResult {
+    let all = u32::MAX;
+    for t in QpType::ALL {
+        check(
+            !modify_is_ok(QpState::Reset, QpState::Rts, t, all),
+            "RESET->RTS",
+        )?;
+        check(
+            !modify_is_ok(QpState::Reset, QpState::Err, t, attr::STATE),
+            "RESET->ERR is not in the table",
+        )?;
+        check(
+            !modify_is_ok(QpState::Err, QpState::Rts, t, attr::STATE),
+            "ERR->RTS",
+        )?;
+        check(
+            !modify_is_ok(QpState::Init, QpState::Sqe, t, attr::STATE),
+            "->SQE",
+        )?;
+    }
+    check(
+        modify_is_ok(
+            QpState::Reset,
+            QpState::Init,
+            QpType::Gsi,
+            attr::STATE | attr::PKEY_INDEX | attr::QKEY,
+        ),
+        "GSI RESET->INIT takes no port",
+    )
+}
+
+fn case_qp_cur_state_rule() -> CaseResult {
+    let m = attr::STATE | attr::CUR_STATE;
+    check(
+        modify_is_ok(QpState::Rts, QpState::Rts, QpType::Ud, m),
+        "RTS",
+    )?;
+    check(
+        modify_is_ok(QpState::Sqe, QpState::Rts, QpType::Uc, m),
+        "SQE",
+    )?;
+    check(
+        !modify_is_ok(QpState::Init, QpState::Init, QpType::Ud, m),
+        "INIT",
+    )?;
+    check(
+        !modify_is_ok(QpState::Rts, QpState::Err, QpType::Rc, m),
+        "not optional",
+    )
+}
+
+/// A RC RDMA WRITE FIRST with a 256-byte payload in a 300-byte buffer.
+fn write_first(buf: &mut [u8; 300]) -> Result<(HeaderFields, usize), &'static str> {
+    let mut f = HeaderFields::default();
+    f.bth.opcode = opcode::RC_RDMA_WRITE_FIRST;
+    f.bth.se = true;
+    f.bth.pkey = 0xffff;
+    f.bth.dest_qpn = 0x12_3456;
+    f.bth.ack_req = true;
+    f.bth.psn = 0xff_fffe;
+    f.bth.becn = true;
+    f.reth.va = 0x0123_4567_89ab_cdef;
+    f.reth.rkey = 0xdead_beef;
+    f.reth.len = 4096;
+    let mut payload = [0u8; 256];
+    for (i, b) in payload.iter_mut().enumerate() {
+        *b = (i & 0xff) as u8;
+    }
+    let len = packet::build_packet(buf, &f, &payload).map_err(|_| "build")?;
+    Ok((f, len))
+}
+
+fn case_parse_roundtrip_write_first() -> CaseResult {
+    let mut buf = [0u8; 300];
+    let (f, len) = write_first(&mut buf)?;
+    check(len == 12 + 16 + 256 + 4, "packet length")?;
+    let pkt = buf.get(..len).ok_or("len")?;
+    let p = packet::parse(pkt, Some(256)).map_err(|_| "parse")?;
+    check(p.fields() == f, "fields")?;
+    check(
+        p.payload.len() == 256 && p.payload.get(255) == Some(&255),
+        "payload",
+    )?;
+    let reth = p.reth.ok_or("reth")?;
+    check(
+        reth.va() == 0x0123_4567_89ab_cdef && reth.rkey() == 0xdead_beef,
+        "reth",
+    )?;
+    let mut again = [0u8; 28];
+    let n = packet::build_headers(&mut again, &p.fields()).map_err(|_| "rebuild")?;
+    check(
+        n == 28 && Some(&again[..]) == pkt.get(..28),
+        "byte-exact rebuild",
+    )
+}
+
+fn case_parse_truncated() -> CaseResult {
+    let mut buf = [0u8; 300];
+    let (_, len) = write_first(&mut buf)?;
+    // With the MTU known, every prefix of a first packet is malformed; without it,
+    // prefixes ending on a 4-byte boundary past the headers look like shorter
+    // first packets, which is the MTU check's job to reject.
+    for cut in 0..len {
+        let pkt = buf.get(..cut).ok_or("cut")?;
+        match packet::parse(pkt, Some(256)) {
+            Err(ParseError::TooShort { .. })
+            | Err(ParseError::Unaligned(_))
+            | Err(ParseError::LengthMismatch { .. }) => {}
+            _ => return Err("truncated packet accepted"),
+        }
+    }
+    Ok(())
+}
+
+fn case_parse_bad_tver() -> CaseResult {
+    let mut pkt = SCAPY_PKT;
+    pkt[1] |= 0x01;
+    check(
+        packet::parse(&pkt, None) == Err(ParseError::BadTVer(1)),
+        "tver",
+    )
+}
+
+/// An RC ACKNOWLEDGE packet.
+fn ack() -> [u8; 20] {
+    let mut f = HeaderFields::default();
+    f.bth.opcode = opcode::RC_ACKNOWLEDGE;
+    f.aeth.syndrome = AETH_ACK_UNLIMITED;
+    f.aeth.msn = 9;
+    let mut b = [0u8; 20];
+    // Cannot fail: the buffer is exactly the ACK size.
+    let _ = packet::build_packet(&mut b, &f, &[]);
+    b
+}
+
+fn case_parse_bad_pad() -> CaseResult {
+    let mut a = ack();
+    check(packet::parse(&a, None).is_ok(), "plain ack")?;
+    a[1] |= 0x10;
+    check(
+        packet::parse(&a, None) == Err(ParseError::BadPad(1)),
+        "pad on ack",
+    )?;
+    let mut buf = [0u8; 300];
+    let (_, len) = write_first(&mut buf)?;
+    buf[1] |= 0x20;
+    let pkt = buf.get(..len).ok_or("len")?;
+    check(
+        packet::parse(pkt, None) == Err(ParseError::BadPad(2)),
+        "pad on first",
+    )
+}
+
+fn case_parse_unaligned() -> CaseResult {
+    let mut buf = [0u8; 40];
+    for (d, s) in buf.iter_mut().zip(SCAPY_PKT) {
+        *d = s;
+    }
+    let pkt = buf.get(..37).ok_or("len")?;
+    check(
+        packet::parse(pkt, None) == Err(ParseError::Unaligned(21)),
+        "unaligned",
+    )
+}
+
+fn case_parse_unexpected_payload() -> CaseResult {
+    let mut buf = [0u8; 24];
+    for (d, s) in buf.iter_mut().zip(ack()) {
+        *d = s;
+    }
+    check(
+        packet::parse(&buf, None) == Err(ParseError::UnexpectedPayload(4)),
+        "bytes after ack",
+    )
+}
+
+fn case_parse_mtu_rules() -> CaseResult {
+    let mut buf = [0u8; 300];
+    let (mut f, len) = write_first(&mut buf)?;
+    let pkt = buf.get(..len).ok_or("len")?;
+    check(packet::parse(pkt, Some(256)).is_ok(), "first == mtu")?;
+    check(
+        packet::parse(pkt, Some(512))
+            == Err(ParseError::LengthMismatch {
+                payload: 256,
+                mtu: 512,
+            }),
+        "first < mtu",
+    )?;
+    f.bth.opcode = opcode::RC_RDMA_WRITE_LAST;
+    let mut last = [0u8; 16];
+    let n = packet::build_packet(&mut last, &f, &[]).map_err(|_| "build last")?;
+    let pkt = last.get(..n).ok_or("n")?;
+    check(
+        matches!(
+            packet::parse(pkt, Some(256)),
+            Err(ParseError::LengthMismatch { payload: 0, .. })
+        ),
+        "empty last",
+    )?;
+    check(packet::parse(pkt, None).is_ok(), "no mtu, no check")?;
+    check(
+        matches!(
+            packet::parse(&SCAPY_PKT, Some(16)),
+            Err(ParseError::LengthMismatch { payload: 18, .. })
+        ),
+        "only > mtu",
+    )
+}
+
+fn case_parse_atomic_write_length() -> CaseResult {
+    let mut f = HeaderFields::default();
+    f.bth.opcode = opcode::RC_ATOMIC_WRITE;
+    let mut buf = [0u8; 48];
+    let n = packet::build_packet(&mut buf, &f, &[1, 2, 3, 4, 5, 6, 7, 8]).map_err(|_| "build")?;
+    check(n == 40, "atomic write length")?;
+    check(
+        packet::parse(buf.get(..n).ok_or("n")?, None).is_ok(),
+        "8 bytes",
+    )?;
+    let n = packet::build_packet(&mut buf, &f, &[1, 2, 3, 4]).map_err(|_| "build")?;
+    check(
+        packet::parse(buf.get(..n).ok_or("n")?, None) == Err(ParseError::BadPayloadLength(4)),
+        "4 bytes",
+    )
+}
+
+fn case_parse_unknown_opcode() -> CaseResult {
+    check(
+        packet::parse(&CX4_CNP_PKT, None) == Err(ParseError::UnknownOpcode(0x81)),
+        "CNP",
+    )?;
+    check(
+        packet::parse(&[0x04; 11], None)
+            == Err(ParseError::TooShort {
+                needed: 12,
+                got: 11,
+            }),
+        "short BTH",
+    )
+}
