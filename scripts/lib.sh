@@ -64,15 +64,28 @@ in_root() {
 
 in_buildroot() { in_root "$BUILDROOT" "$@"; }
 
-# Run a step only if its stamp is older than any of its inputs.
-# usage: stale STAMP INPUT... ; returns 0 when the step must run.
-stale() {
-	local stamp=$1; shift
-	[ -e "$stamp" ] || return 0
+# Content-addressed stamps: a step is redone only when the content of its inputs
+# changed, so a fresh clone (new mtimes) of an unchanged tree redoes nothing.
+# usage: stale STAMP INPUT...   returns 0 (true) when the step must run
+#        stamp STAMP INPUT...   records the inputs' digest after the step ran
+inputs_digest() {
 	local f
 	for f in "$@"; do
-		[ -e "$f" ] || continue
-		if [ -n "$(find "$f" -newer "$stamp" -print -quit 2>/dev/null)" ]; then return 0; fi
-	done
-	return 1
+		if [ -d "$f" ]; then
+			find "$f" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		elif [ -e "$f" ]; then
+			sha256sum "$f"
+		else
+			echo "missing $f"
+		fi
+	done | sed "s|$RRXE_TOP/||; s|$RRXE_CACHE/||" | sha256sum | cut -d' ' -f1
+}
+stale() {
+	local st=$1; shift
+	[ -f "$st" ] || return 0
+	[ "$(cat "$st")" != "$(inputs_digest "$@")" ]
+}
+stamp() {
+	local st=$1; shift
+	inputs_digest "$@" >"$st"
 }
