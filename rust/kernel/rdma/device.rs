@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `ib_device` allocation, registration and unregistration, and the ops vtable.
+//!
+//! Lifetime model (the core's "dealloc_driver" flow): once registered, a device is
+//! owned by the RDMA core. It goes away through `rdma link del`, a netdev
+//! unregistration ([`Device::unregister_queued`]) or [`DeviceList::unregister_all`] at
+//! module exit; in every case the core calls `dealloc_driver`, which removes the device
+//! from the driver's [`DeviceList`] and drops its data before the core frees the memory.
+//! A device is only ever reached through that list, under its lock, so the driver can
+//! never see a device whose data has been dropped.
+
+use super::types::{DeviceAttr, PortAttr, PortEvent, PortImmutable, UData};
+use crate::{
+    bindings,
+    error::{from_result, to_result, Error, Result},
+    net::netdev::NetDevice,
+    prelude::*,
+    str::CStr,
+    sync::aref::ARef,
+    types::Opaque,
+    ThisModule,
+};
+use core::{marker::PhantomData, mem::size_of, ptr::NonNull};
+
+/// An RDMA provider: device-level verbs and the per-object data it keeps.
+#[vtable]
+pub trait Driver: Sized + 'static {
+    /// Per-device driver data.
+    type Data: Send + Sync;
+    /// Per-ucontext (per open of the uverbs device) driver data.
+    type UContext: Send + Sync;
+    /// Per-protection-domain driver data.
+    type Pd: Send + Sync;
+
+    /// `enum rdma_driver_id` (see [`super::types::driver_id`]).
+    const DRIVER_ID: u32;
+    /// The uverbs ABI version user-space providers check.
+    const UVERBS_ABI_VERSION: u32;
+
+    /// Runs `f` on the driver's list of devices, under the list's lock.
+    ///
+    /// The list must be a single static per driver, protected by a mutex.
+    fn with_devices<R>(f: impl FnOnce(&mut DeviceList<Self>) -> R) -> R;
+
+    /// `query_device`: fill `attr`.
+    fn query_device(dev: &Device<Self>, attr: &mut DeviceAttr) -> Result;
+
+    /// `query_port`: fill `attr` for `port` (1-based).
+    fn query_port(dev: &Device<Self>, port: u32, attr: &mut PortAttr) -> Result;
+
+    /// `query_pkey`: the P_Key at `index`.
+    fn query_pkey(dev: &Device<Self>, port: u32, index: u16) -> Result<u16>;
+
+    /// `get_port_immutable`.
+    fn port_immutable(dev: &Device<Self>, port: u32) -> Result<PortImmutable>;
+
+    /// `alloc_ucontext`: a process opened the device.
+    fn alloc_ucontext(dev: &Device<Self>, udata: Option<&UData>) -> Result<Self::UContext>;
+
+    /// `alloc_pd`.
+    fn alloc_pd(dev: &Device<Self>, udata: Option<&UData>) -> Result<Self::Pd>;
+}
+
+/// Parameters fixed at registration.
+pub struct DeviceParams<'a> {
+    /// `node_desc`, shown by `ibv_devinfo -v` and in sysfs.
+    pub node_desc: &'a CStr,
+    /// Node GUID, network byte order.
+    pub node_guid: u64,
+    /// Whether the name was given by the user (`rdma link add NAME`).
+    pub name_assigned_by_user: bool,
+}
+
+#[repr(C)]
+struct DeviceObj<T: Driver> {
+    /// Must be first: `_ib_alloc_device` allocates the driver struct around it.
+    ib: Opaque<bindings::ib_device>,
+    netdev: ARef<NetDevice>,
+    data: T::Data,
+}
+
+/// A registered (or registering) `ib_device` of driver `T`.
+///
+/// # Invariants
+///
+/// A `&Device<T>` points at the `ib` field of a live `DeviceObj<T>` whose `netdev`
+/// and `data` are initialised.
+#[repr(transparent)]
+pub struct Device<T: Driver>(Opaque<bindings::ib_device>, PhantomData<T>);
+
+// SAFETY: The driver data is `Send + Sync`; the C device is used from any thread.
+unsafe impl<T: Driver> Send for Device<T> {}
+// SAFETY: See `Send`.
+unsafe impl<T: Driver> Sync for Device<T> {}
+
+impl<T: Driver> Device<T> {
+    /// # Safety
+    ///
+    /// `ptr` must be the `ib_device` of a `DeviceObj<T>` with initialised data that
+    /// stays alive for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::ib_device) -> &'a Device<T> {
+        // SAFETY: `Device<T>` is transparent over the C struct; see the contract.
+        unsafe { &*ptr.cast() }
+    }
+
+    fn as_raw(&self) -> *mut bindings::ib_device {
+        self.0.get()
+    }
+
+    fn obj(&self) -> *mut DeviceObj<T> {
+        // `ib` is at offset 0 of the `repr(C)` `DeviceObj<T>`.
+        self.as_raw().cast()
+    }
+
+    /// The driver data.
+    pub fn data(&self) -> &T::Data {
+        // SAFETY: By the type invariant the data is initialised and alive.
+        unsafe { &(*self.obj()).data }
+    }
+
+    /// The network device the device's port 1 is bound to.
+    pub fn netdev(&self) -> &NetDevice {
+        // SAFETY: By the type invariant `netdev` is initialised and alive.
+        unsafe { &(*self.obj()).netdev }
+    }
+
+    /// The device name, e.g. `rrxe0`.
+    pub fn name(&self) -> &CStr {
+        // SAFETY: `dev_name` of a valid device returns a NUL-terminated string.
+        unsafe { CStr::from_char_ptr(bindings::dev_name(&raw const (*self.as_raw()).__bindgen_anon_1.dev)) }
+    }
+
+    /// Active speed and width of an Ethernet port (`ib_get_eth_speed`).
+    pub fn eth_speed(&self, port: u32) -> Result<(u16, u8)> {
+        let (mut speed, mut width) = (0u16, 0u8);
+        // SAFETY: The device is valid; the out-pointers are valid locals.
+        to_result(unsafe {
+            bindings::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width)
+        })?;
+        Ok((speed, width))
+    }
+
+    /// Tells ULPs about a port state change (`ib_dispatch_event`).
+    pub fn dispatch_port_event(&self, port: u32, event: PortEvent) {
+        let mut ev: bindings::ib_event = pin_init::zeroed();
+        ev.device = self.as_raw();
+        ev.event = event.to_raw();
+        ev.element.port_num = port;
+        // SAFETY: `ev` is a fully initialised event for a valid, registered device.
+        unsafe { bindings::ib_dispatch_event(&ev) };
+    }
+
+    /// Starts unregistering the device from a work queue (`ib_unregister_device_queued`),
+    /// for callers that hold locks unregistration may need, e.g. the RTNL.
+    pub fn unregister_queued(&self) {
+        // SAFETY: The device is valid and uses the dealloc_driver flow.
+        unsafe { bindings::ib_unregister_device_queued(self.as_raw()) };
+    }
+
+    /// Allocates, initialises and registers a device named `name` with port 1 bound to
+    /// `netdev`. The device lives in `netdev`'s network namespace.
+    ///
+    /// A name already in use fails with `EEXIST`.
+    ///
+    /// On success the device belongs to the RDMA core and may already be gone by the
+    /// time this returns (a concurrent `rdma link del`); reach it via [`DeviceList`].
+    pub fn register(
+        module: &ThisModule,
+        name: &CStr,
+        netdev: &NetDevice,
+        params: &DeviceParams<'_>,
+        data: impl PinInit<T::Data, Error>,
+    ) -> Result {
+        // SAFETY: `netdev` is valid; the size covers `DeviceObj<T>` whose first field
+        // is the `ib_device`, as `_ib_alloc_device` requires.
+        let ib = unsafe { bindings::_ib_alloc_device(size_of::<DeviceObj<T>>(), netdev.net_raw()) };
+        let ib = NonNull::new(ib).ok_or(ENOMEM)?.as_ptr();
+        let obj = ib.cast::<DeviceObj<T>>();
+
+        // SAFETY: `obj` is a fresh zeroed allocation of the right size; fields are
+        // written in place before anything reads them.
+        unsafe {
+            (&raw mut (*obj).netdev).write(netdev.into());
+            if let Err(e) = data.__init(&raw mut (*obj).data) {
+                core::ptr::drop_in_place(&raw mut (*obj).netdev);
+                // Ops are not set yet, so no dealloc_driver runs.
+                bindings::ib_dealloc_device(ib);
+                return Err(e);
+            }
+            Self::setup(ib, params);
+            let mut ops = Self::OPS;
+            ops.owner = module.as_ptr();
+            // From here on `ib_dealloc_device` calls `dealloc_driver`, which drops
+            // `netdev` and `data`.
+            bindings::ib_set_device_ops(ib, &ops);
+        }
+
+        // SAFETY: `ib` is valid and not yet registered.
+        let err = unsafe { bindings::ib_device_set_netdev(ib, netdev.as_raw(), 1) };
+        if let Err(e) = to_result(err) {
+            // SAFETY: Not registered: the caller owns the device and frees it.
+            unsafe { bindings::ib_dealloc_device(ib) };
+            return Err(e);
+        }
+        // In the list before registration, so module exit and netdev events see it.
+        if let Err(e) = T::with_devices(|list| list.devs.push(RawDevice(ib), GFP_KERNEL)) {
+            // SAFETY: As above.
+            unsafe { bindings::ib_dealloc_device(ib) };
+            return Err(e.into());
+        }
+        // SAFETY: `ib` is fully set up; the name is NUL-terminated; no DMA device.
+        let err =
+            unsafe { bindings::ib_register_device(ib, name.as_char_ptr(), core::ptr::null_mut()) };
+        if let Err(e) = to_result(err) {
+            // SAFETY: After a failed registration the caller must dealloc; this runs
+            // `dealloc_driver`, which also removes it from the list.
+            unsafe { bindings::ib_dealloc_device(ib) };
+            // The core reports a name already in use as ENFILE; names never carry
+            // '%' here (nldev refuses them), so ENFILE can only mean that.
+            return Err(if e == ENFILE { EEXIST } else { e });
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    ///
+    /// `ib` must be a valid, unregistered device.
+    unsafe fn setup(ib: *mut bindings::ib_device, params: &DeviceParams<'_>) {
+        // SAFETY: `ib` is valid and not yet visible to anyone else.
+        unsafe {
+            let desc = params.node_desc.to_bytes();
+            let n = desc.len().min((*ib).node_desc.len() - 1);
+            for (i, b) in desc[..n].iter().enumerate() {
+                (*ib).node_desc[i] = *b;
+            }
+            (*ib).node_type = bindings::RDMA_NODE_IB_CA as u8;
+            (*ib).phys_port_cnt = 1;
+            // One completion vector per possible CPU, as rdma_rxe.
+            (*ib).num_comp_vectors = bindings::num_possible_cpus() as i32;
+            (*ib).local_dma_lkey = 0;
+            (*ib).node_guid = params.node_guid;
+            // Legacy write() commands the rxe provider still issues.
+            (*ib).uverbs_cmd_mask |= (1u64
+                << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_POST_SEND)
+                | (1u64 << bindings::ib_uverbs_write_cmds_IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+            if params.name_assigned_by_user {
+                bindings::ib_mark_name_assigned_by_user(ib);
+            }
+        }
+    }
+
+    const OPS: bindings::ib_device_ops = bindings::ib_device_ops {
+        driver_id: T::DRIVER_ID,
+        uverbs_abi_ver: T::UVERBS_ABI_VERSION,
+        dealloc_driver: Some(Self::dealloc_driver_cb),
+        query_device: Some(Self::query_device_cb),
+        query_port: Some(Self::query_port_cb),
+        query_pkey: Some(Self::query_pkey_cb),
+        get_port_immutable: Some(Self::port_immutable_cb),
+        get_link_layer: Some(Self::link_layer_cb),
+        alloc_ucontext: Some(Self::alloc_ucontext_cb),
+        dealloc_ucontext: Some(Self::dealloc_ucontext_cb),
+        alloc_pd: Some(Self::alloc_pd_cb),
+        dealloc_pd: Some(Self::dealloc_pd_cb),
+        // Mandatory verbs whose objects have no Rust abstraction yet: refused.
+        create_qp: Some(unsupported::create_qp),
+        modify_qp: Some(unsupported::modify_qp),
+        destroy_qp: Some(unsupported::destroy_qp),
+        post_send: Some(unsupported::post_send),
+        post_recv: Some(unsupported::post_recv),
+        create_cq: Some(unsupported::create_cq),
+        destroy_cq: Some(unsupported::destroy_cq),
+        poll_cq: Some(unsupported::poll_cq),
+        req_notify_cq: Some(unsupported::req_notify_cq),
+        get_dma_mr: Some(unsupported::get_dma_mr),
+        reg_user_mr: Some(unsupported::reg_user_mr),
+        dereg_mr: Some(unsupported::dereg_mr),
+        size_ib_ucontext: size_of::<ObjWith<bindings::ib_ucontext, T::UContext>>(),
+        size_ib_pd: size_of::<ObjWith<bindings::ib_pd, T::Pd>>(),
+        // The core allocates these before calling the (refusing) create verb.
+        size_ib_qp: size_of::<bindings::ib_qp>(),
+        size_ib_cq: size_of::<bindings::ib_cq>(),
+        ..pin_init::zeroed()
+    };
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn dealloc_driver_cb(ib: *mut bindings::ib_device) {
+        T::with_devices(|list| list.devs.retain(|d| d.0 != ib));
+        let obj = ib.cast::<DeviceObj<T>>();
+        // SAFETY: The core calls this once, after every other op has returned and
+        // before freeing the memory; the fields were initialised in `register`.
+        unsafe {
+            core::ptr::drop_in_place(&raw mut (*obj).data);
+            core::ptr::drop_in_place(&raw mut (*obj).netdev);
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn query_device_cb(
+        ib: *mut bindings::ib_device,
+        attr: *mut bindings::ib_device_attr,
+        udata: *mut bindings::ib_udata,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: The core only calls ops on a device with initialised data.
+            let dev = unsafe { Self::from_raw(ib) };
+            // SAFETY: `udata` is null or valid for the call.
+            UData::expect_empty(unsafe { UData::from_raw(udata) }.as_ref())?;
+            let mut a = DeviceAttr::default();
+            T::query_device(dev, &mut a)?;
+            // SAFETY: `attr` is a valid, writable struct owned by the caller.
+            a.write_to(unsafe { &mut *attr });
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn query_port_cb(
+        ib: *mut bindings::ib_device,
+        port: u32,
+        attr: *mut bindings::ib_port_attr,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: As in `query_device_cb`.
+            let dev = unsafe { Self::from_raw(ib) };
+            let mut a = PortAttr::default();
+            T::query_port(dev, port, &mut a)?;
+            // SAFETY: `attr` is valid and zeroed by the core.
+            a.write_to(unsafe { &mut *attr });
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn query_pkey_cb(
+        ib: *mut bindings::ib_device,
+        port: u32,
+        index: u16,
+        pkey: *mut u16,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: As in `query_device_cb`.
+            let dev = unsafe { Self::from_raw(ib) };
+            let v = T::query_pkey(dev, port, index)?;
+            // SAFETY: `pkey` is a valid out-pointer.
+            unsafe { *pkey = v };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn port_immutable_cb(
+        ib: *mut bindings::ib_device,
+        port: u32,
+        imm: *mut bindings::ib_port_immutable,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: As in `query_device_cb`.
+            let dev = unsafe { Self::from_raw(ib) };
+            let v = T::port_immutable(dev, port)?;
+            // SAFETY: `imm` is a valid out-pointer.
+            v.write_to(unsafe { &mut *imm });
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn link_layer_cb(_ib: *mut bindings::ib_device, _port: u32) -> u32 {
+        // Every port of a RoCE provider is Ethernet.
+        bindings::rdma_link_layer_IB_LINK_LAYER_ETHERNET
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn alloc_ucontext_cb(
+        ctx: *mut bindings::ib_ucontext,
+        udata: *mut bindings::ib_udata,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: The core allocated `ctx` at `size_ib_ucontext` and set `device`.
+            let dev = unsafe { Self::from_raw((*ctx).device) };
+            // SAFETY: `udata` is null or valid for the call.
+            let v = T::alloc_ucontext(dev, unsafe { UData::from_raw(udata) }.as_ref())?;
+            // SAFETY: `ctx` is an `ObjWith<ib_ucontext, _>` whose data slot is unused.
+            unsafe { ObjWith::<bindings::ib_ucontext, T::UContext>::init(ctx, v) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn dealloc_ucontext_cb(ctx: *mut bindings::ib_ucontext) {
+        // SAFETY: Called once for a context `alloc_ucontext_cb` initialised.
+        unsafe { ObjWith::<bindings::ib_ucontext, T::UContext>::drop_data(ctx) };
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn alloc_pd_cb(
+        pd: *mut bindings::ib_pd,
+        udata: *mut bindings::ib_udata,
+    ) -> crate::ffi::c_int {
+        from_result(|| {
+            // SAFETY: The core allocated `pd` at `size_ib_pd` and set `device`.
+            let dev = unsafe { Self::from_raw((*pd).device) };
+            // SAFETY: `udata` is null or valid for the call.
+            let v = T::alloc_pd(dev, unsafe { UData::from_raw(udata) }.as_ref())?;
+            // SAFETY: `pd` is an `ObjWith<ib_pd, _>` whose data slot is unused.
+            unsafe { ObjWith::<bindings::ib_pd, T::Pd>::init(pd, v) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, with pointers valid for the duration of the call
+    /// and, for device and object callbacks, a device registered by [`Self::register`].
+    unsafe extern "C" fn dealloc_pd_cb(
+        pd: *mut bindings::ib_pd,
+        _udata: *mut bindings::ib_udata,
+    ) -> crate::ffi::c_int {
+        // SAFETY: Called once for a PD `alloc_pd_cb` initialised.
+        unsafe { ObjWith::<bindings::ib_pd, T::Pd>::drop_data(pd) };
+        0
+    }
+}
+
+/// A core-allocated verbs object (`ib_pd`, `ib_ucontext`, ...) followed by driver data,
+/// as `INIT_RDMA_OBJ_SIZE` lays it out.
+#[repr(C)]
+struct ObjWith<C, D> {
+    core: C,
+    data: D,
+}
+
+impl<C, D> ObjWith<C, D> {
+    /// # Safety
+    ///
+    /// `core` must be the first field of an allocation of `size_of::<Self>()` bytes
+    /// whose data slot is uninitialised.
+    unsafe fn init(core: *mut C, data: D) {
+        // SAFETY: Per the contract the slot is valid for writes.
+        unsafe { (&raw mut (*core.cast::<Self>()).data).write(data) };
+    }
+
+    /// # Safety
+    ///
+    /// The data slot must be initialised and is dropped exactly once.
+    unsafe fn drop_data(core: *mut C) {
+        // SAFETY: Per the contract.
+        unsafe { core::ptr::drop_in_place(&raw mut (*core.cast::<Self>()).data) };
+    }
+}
+
+/// Trampolines for mandatory verbs a driver does not implement yet: they fail with
+/// `EOPNOTSUPP` and never touch the object the core passes in.
+mod unsupported {
+    use crate::{bindings, error::code::EOPNOTSUPP, ffi::c_int};
+
+    const ERR: c_int = -(bindings::EOPNOTSUPP as c_int);
+
+    pub(super) extern "C" fn create_qp(
+        _: *mut bindings::ib_qp,
+        _: *mut bindings::ib_qp_init_attr,
+        _: *mut bindings::ib_udata,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn modify_qp(
+        _: *mut bindings::ib_qp,
+        _: *mut bindings::ib_qp_attr,
+        _: c_int,
+        _: *mut bindings::ib_udata,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn destroy_qp(
+        _: *mut bindings::ib_qp,
+        _: *mut bindings::ib_udata,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn post_send(
+        _: *mut bindings::ib_qp,
+        _: *const bindings::ib_send_wr,
+        _: *mut *const bindings::ib_send_wr,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn post_recv(
+        _: *mut bindings::ib_qp,
+        _: *const bindings::ib_recv_wr,
+        _: *mut *const bindings::ib_recv_wr,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn create_cq(
+        _: *mut bindings::ib_cq,
+        _: *const bindings::ib_cq_init_attr,
+        _: *mut bindings::uverbs_attr_bundle,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn destroy_cq(
+        _: *mut bindings::ib_cq,
+        _: *mut bindings::ib_udata,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn poll_cq(
+        _: *mut bindings::ib_cq,
+        _: c_int,
+        _: *mut bindings::ib_wc,
+    ) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn req_notify_cq(_: *mut bindings::ib_cq, _: u32) -> c_int {
+        ERR
+    }
+    pub(super) extern "C" fn get_dma_mr(
+        _: *mut bindings::ib_pd,
+        _: c_int,
+    ) -> *mut bindings::ib_mr {
+        EOPNOTSUPP.to_ptr()
+    }
+    pub(super) extern "C" fn reg_user_mr(
+        _: *mut bindings::ib_pd,
+        _: u64,
+        _: u64,
+        _: u64,
+        _: c_int,
+        _: *mut bindings::ib_dmah,
+        _: *mut bindings::ib_udata,
+    ) -> *mut bindings::ib_mr {
+        EOPNOTSUPP.to_ptr()
+    }
+    pub(super) extern "C" fn dereg_mr(
+        _: *mut bindings::ib_mr,
+        _: *mut bindings::ib_udata,
+    ) -> c_int {
+        ERR
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RawDevice(*mut bindings::ib_device);
+// SAFETY: Only compared and passed to thread-safe core functions.
+unsafe impl Send for RawDevice {}
+
+/// The devices of one driver. Entries are added by [`Device::register`] and removed
+/// by `dealloc_driver`, both under the driver's lock (see [`Driver::with_devices`]).
+pub struct DeviceList<T: Driver> {
+    devs: KVec<RawDevice>,
+    _p: PhantomData<T>,
+}
+
+impl<T: Driver> DeviceList<T> {
+    /// An empty list, for a `static`.
+    pub const fn new() -> Self {
+        Self {
+            devs: KVec::new(),
+            _p: PhantomData,
+        }
+    }
+
+    /// Number of devices, including ones being unregistered.
+    pub fn len(&self) -> usize {
+        self.devs.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.devs.is_empty()
+    }
+
+    /// The device bound to `netdev`, if any. Valid while the list is borrowed, which
+    /// keeps `dealloc_driver` (and so the data's drop) waiting.
+    pub fn find_by_netdev(&self, netdev: &NetDevice) -> Option<&Device<T>> {
+        self.iter().find(|d| d.netdev().as_raw() == netdev.as_raw())
+    }
+
+    /// All devices.
+    pub fn iter(&self) -> impl Iterator<Item = &Device<T>> {
+        // SAFETY: Entries are removed (under the same lock) before their data is
+        // dropped, so every entry is a live `DeviceObj<T>` while the list is borrowed.
+        self.devs.iter().map(|d| unsafe { Device::from_raw(d.0) })
+    }
+
+    /// Unregisters every device of `T` and waits until each is gone. For module exit,
+    /// after new devices can no longer be created (link ops unregistered).
+    ///
+    /// Only this driver's devices are touched, unlike `ib_unregister_driver`, which
+    /// would also remove other drivers' devices that share the driver id.
+    pub fn unregister_all() {
+        loop {
+            let next = T::with_devices(|list| {
+                list.devs.first().copied().inspect(|d| {
+                    // SAFETY: The device is alive (in the list); this reference keeps
+                    // its memory alive after we drop the lock.
+                    unsafe { bindings::get_device(&raw mut (*d.0).__bindgen_anon_1.dev) };
+                })
+            });
+            let Some(d) = next else {
+                // The list usually lives in a `static`, which is never dropped: free
+                // its buffer now that the module is going away.
+                T::with_devices(|list| list.devs = KVec::new());
+                break;
+            };
+            // SAFETY: We hold a `get_device` reference. `ib_unregister_device` is
+            // fenced against concurrent unregistration and returns only once
+            // `dealloc_driver` has run, so the entry is gone from the list.
+            unsafe {
+                bindings::ib_unregister_device(d.0);
+                bindings::put_device(&raw mut (*d.0).__bindgen_anon_1.dev);
+            }
+        }
+    }
+}
+
+impl<T: Driver> Default for DeviceList<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
