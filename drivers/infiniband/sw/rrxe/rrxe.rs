@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rrxe: a soft RoCE v2 RDMA provider, wire and user-ABI compatible with rdma_rxe.
+//!
+//! `rdma link add NAME type rrxe netdev DEV` creates a device on any Ethernet netdev.
+//! It reports driver id `RDMA_DRIVER_RXE` and uverbs ABI 2, so rdma-core's rxe
+//! provider drives it unmodified.
+
+use kernel::{
+    net::netdev::{self, NetDevice},
+    prelude::*,
+    rdma::{self, link},
+    str::CStr,
+};
+
+mod device;
+mod params;
+mod proto;
+mod proto_kunit;
+
+use device::Rrxe;
+
+module! {
+    type: RrxeModule,
+    name: "rrxe",
+    authors: ["rrxe developers"],
+    description: "Soft RoCE v2 RDMA provider (Rust)",
+    license: "GPL",
+    alias: ["rdma-link-rrxe"],
+}
+
+kernel::sync::global_lock! {
+    // SAFETY: Initialised in `RrxeModule::init` before anything can use it.
+    unsafe(uninit) static DEVICES: Mutex<rdma::DeviceList<Rrxe>> = rdma::DeviceList::new();
+}
+
+/// The `rrxe` link type.
+struct RrxeLink;
+
+impl link::LinkOps for RrxeLink {
+    const TYPE: &'static CStr = c"rrxe";
+
+    fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
+        device::add(&<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE, name, ndev)
+    }
+}
+
+/// Netdev events for the netdevs our devices sit on.
+struct NetdevEvents;
+
+impl netdev::NotifierHandler for NetdevEvents {
+    fn event(&self, event: netdev::Event, ndev: &NetDevice) {
+        Rrxe::with_devices_locked(|list| {
+            if let Some(dev) = list.find_by_netdev(ndev) {
+                device::netdev_event(dev, event);
+            }
+        });
+    }
+}
+
+struct RrxeModule {
+    /// Taken first on unload so that no device can be created while the rest goes.
+    link: Option<Pin<KBox<link::Registration<RrxeLink>>>>,
+    _notifier: Pin<KBox<netdev::Notifier<NetdevEvents>>>,
+}
+
+impl kernel::Module for RrxeModule {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        // SAFETY: Called once, before the link type or notifier exist.
+        unsafe { DEVICES.init() };
+        let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
+        let link = KBox::pin_init(link::Registration::<RrxeLink>::new(), GFP_KERNEL)?;
+        pr_info!("loaded\n");
+        Ok(RrxeModule {
+            link: Some(link),
+            _notifier: notifier,
+        })
+    }
+}
+
+impl Drop for RrxeModule {
+    fn drop(&mut self) {
+        // Order matters: no new devices, then remove ours (never rdma_rxe's, which
+        // share the driver id), then stop listening to netdev events.
+        self.link.take();
+        rdma::DeviceList::<Rrxe>::unregister_all();
+        pr_info!("unloaded\n");
+    }
+}
