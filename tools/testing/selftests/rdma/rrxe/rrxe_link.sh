@@ -43,9 +43,9 @@ expect_fail "name too long" "policy|Invalid|range" ip netns exec lb rdma link ad
 
 # 4: add/del cycles; leaks show up in the runner's kmemleak scan. One cycle costs
 # ~5.5 s under TCG with KASAN and lockdep, for rdma_rxe as much as for rrxe (RDMA
-# core registration), so make test runs 20; RRXE_LINK_CYCLES=100 for the full count.
+# core registration), so make test runs 10; RRXE_LINK_CYCLES=100 for the full count.
 # The netdev is in the initial namespace: `ip netns exec` per cycle costs more.
-cycles=${RRXE_LINK_CYCLES:-20}
+cycles=${RRXE_LINK_CYCLES:-10}
 ip link add cyx0 type veth peer name cyx1 && ip link set cyx0 up
 run_cycles() {
 	local i
