@@ -65,7 +65,7 @@ for fam in v4 v6; do
 		for t in write read send; do
 			capture ${t}_bw-$tag $mtu "ib_${t}_bw -d crxe1 -x $gb -m $imtu -s 10000 -n 20 -F" "ib_${t}_bw -d crxe0 -x $ga -m $imtu -s 10000 -n 20 -F" $addr
 		done
-		capture send_imm-$tag $mtu "ib_send_lat -d crxe1 -x $gb -m $imtu -s 2000 -n 20 -F -I 0" "ib_send_lat -d crxe0 -x $ga -m $imtu -s 2000 -n 20 -F -I 0" $addr
+		capture send_lat-$tag $mtu "ib_send_lat -d crxe1 -x $gb -m $imtu -s 2000 -n 20 -F" "ib_send_lat -d crxe0 -x $ga -m $imtu -s 2000 -n 20 -F" $addr
 		capture write_imm-$tag $mtu "ib_write_bw -d crxe1 -x $gb -m $imtu -s 3000 -n 20 -F --write_with_imm" "ib_write_bw -d crxe0 -x $ga -m $imtu -s 3000 -n 20 -F --write_with_imm" $addr
 	done
 	capture atomic_cas-$fam 1500 "ib_atomic_bw -d crxe1 -x $gb -A CMP_AND_SWAP -n 50 -F" "ib_atomic_bw -d crxe0 -x $ga -A CMP_AND_SWAP -n 50 -F" $addr
