@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Regenerates the golden RoCE v2 corpus from real rdma_rxe traffic.
 # Host:  scripts/vm run --no-load --timeout 3000 -- tools/testing/rrxe-corpus/capture.sh
+#        (env CORPUS_FAMILIES=v6 ... for one address family)
 # The pcaps land in the run directory ($RRXE_CACHE/runs/last/corpus/); copy them
 # here with tools/testing/rrxe-corpus/update.sh.
 #
@@ -10,7 +11,7 @@
 set -u
 out=/run/rrxe/corpus
 mkdir -p "$out"
-T=${CORPUS_TIMEOUT:-120}
+T=${CORPUS_TIMEOUT:-60}
 
 modprobe rdma_rxe || exit 1
 ip netns add ca && ip netns add cb
@@ -54,8 +55,16 @@ capture() {
 	kill -INT $dump; wait $dump 2>/dev/null
 	echo "$r $name: $(stat -c %s "$out/$name.pcap") bytes"
 }
-for fam in v4 v6; do
-	if [ $fam = v4 ]; then ga=$v4a gb=$v4b addr=10.7.0.2; else ga=$v6a gb=$v6b addr=fd07::2; fi
+# The tools' TCP handshake always uses IPv4; the GID index alone decides whether
+# the RoCE packets are IPv4 or IPv6.
+addr=10.7.0.2
+for fam in ${CORPUS_FAMILIES:-v4 v6}; do
+	if [ $fam = v4 ]; then ga=$v4a gb=$v4b; else ga=$v6a gb=$v6b; fi
+	# Single-packet RDMA WRITE and READ (ONLY opcodes).
+	for t in write read; do
+		capture ${t}_small-$fam 1500 "ib_${t}_bw -d crxe1 -x $gb -s 2 -n 20 -F" "ib_${t}_bw -d crxe0 -x $ga -s 2 -n 20 -F" $addr
+	done
+	[ "${CORPUS_FULL:-1}" = 1 ] || continue
 	for mtu in 1500 9000; do
 		imtu=$([ $mtu = 1500 ] && echo 1024 || echo 4096)
 		tag=$fam-mtu$imtu
