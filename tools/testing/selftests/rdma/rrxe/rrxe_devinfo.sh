@@ -7,6 +7,8 @@
 cd "$(dirname "$0")" && . ./lib.sh
 
 tap_plan 4
+# Both outputs stay in the run directory ($RRXE_CACHE/runs/...) for inspection.
+keep=/run/rrxe; [ -d $keep ] || keep=/tmp
 modprobe rdma_rxe || { echo "Bail out! no rdma_rxe"; exit 1; }
 ip netns add da && ip netns add db
 ip link add dx0 netns da type veth peer name dx1 netns db
@@ -23,22 +25,22 @@ normalize() {
 # GIDs appear once the core has processed the addresses: wait for both tables.
 wait_for 10 sh -c 'ibv_devinfo -v -d drx0 | grep -q "GID\[  1\]"'
 wait_for 10 sh -c 'ibv_devinfo -v -d drxe1 | grep -q "GID\[  1\]"'
-ibv_devinfo -v -d drx0 >/tmp/devinfo.rrxe 2>&1
-ibv_devinfo -v -d drxe1 >/tmp/devinfo.rxe 2>&1
-check "ibv_devinfo -v works on rrxe" grep -q "transport:.*InfiniBand" /tmp/devinfo.rrxe
-check "rrxe uses the rxe user provider (driver id, ABI 2)" sh -c "grep -q 'hca_id:.*drx0' /tmp/devinfo.rrxe && ! grep -qi 'failed\|error' /tmp/devinfo.rrxe"
-if diff <(normalize </tmp/devinfo.rxe) <(normalize </tmp/devinfo.rrxe) >/tmp/devinfo.diff; then
-	ok "ibv_devinfo -v matches rdma_rxe ($(wc -l </tmp/devinfo.rrxe) lines)"
+ibv_devinfo -v -d drx0 >$keep/devinfo.rrxe 2>&1
+ibv_devinfo -v -d drxe1 >$keep/devinfo.rxe 2>&1
+check "ibv_devinfo -v works on rrxe" grep -q "transport:.*InfiniBand" $keep/devinfo.rrxe
+check "rrxe uses the rxe user provider (driver id, ABI 2)" sh -c "grep -q 'hca_id:.*drx0' $keep/devinfo.rrxe && ! grep -qi 'failed\|error' $keep/devinfo.rrxe"
+if diff <(normalize <$keep/devinfo.rxe) <(normalize <$keep/devinfo.rrxe) >$keep/devinfo.diff; then
+	ok "ibv_devinfo -v matches rdma_rxe ($(wc -l <$keep/devinfo.rrxe) lines)"
 else
 	not_ok "ibv_devinfo -v differs from rdma_rxe"
-	sed 's/^/# /' /tmp/devinfo.diff | head -n 40
+	sed 's/^/# /' $keep/devinfo.diff | head -n 40
 fi
 guid_is_eui64() {
 	local mac a b c d e f exp guid
 	mac=$(ip netns exec da cat /sys/class/net/dx0/address)
 	IFS=: read -r a b c d e f <<<"$mac"
 	exp=$(printf '%02x%s:%sff:fe%s:%s%s' $((16#$a ^ 2)) "$b" "$c" "$d" "$e" "$f")
-	guid=$(awk '/node_guid/ { print $2 }' /tmp/devinfo.rrxe)
+	guid=$(awk '/node_guid/ { print $2 }' $keep/devinfo.rrxe)
 	[ "$guid" = "$exp" ] || { echo "node_guid $guid, expected $exp from $mac"; return 1; }
 }
 check "node_guid is the EUI-64 of the netdev's MAC" guid_is_eui64
