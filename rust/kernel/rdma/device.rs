@@ -161,7 +161,8 @@ impl<T: Driver> Device<T> {
     /// Allocates, initialises and registers a device named `name` with port 1 bound to
     /// `netdev`. The device lives in `netdev`'s network namespace.
     ///
-    /// A name already in use fails with `EEXIST`.
+    /// A name already in use, or a netdev that already has a device of this driver,
+    /// fails with `EEXIST`.
     ///
     /// On success the device belongs to the RDMA core and may already be gone by the
     /// time this returns (a concurrent `rdma link del`); reach it via [`DeviceList`].
@@ -204,10 +205,18 @@ impl<T: Driver> Device<T> {
             return Err(e);
         }
         // In the list before registration, so module exit and netdev events see it.
-        if let Err(e) = T::with_devices(|list| list.devs.push(RawDevice(ib), GFP_KERNEL)) {
+        // Checked and added under one lock: two racing `rdma link add`s on the same
+        // netdev cannot both get a device.
+        let added = T::with_devices(|list| {
+            if list.find_by_netdev(netdev).is_some() {
+                return Err(EEXIST);
+            }
+            list.devs.push(RawDevice(ib), GFP_KERNEL).map_err(Error::from)
+        });
+        if let Err(e) = added {
             // SAFETY: As above.
             unsafe { bindings::ib_dealloc_device(ib) };
-            return Err(e.into());
+            return Err(e);
         }
         // SAFETY: `ib` is fully set up; the name is NUL-terminated; no DMA device.
         let err =
