@@ -48,13 +48,6 @@ fn check_port(port_num: u32) -> Result {
     }
 }
 
-impl Rrxe {
-    /// Runs `f` on the device list with the global device lock held.
-    pub(crate) fn with_devices_locked<R>(f: impl FnOnce(&mut rdma::DeviceList<Rrxe>) -> R) -> R {
-        f(&mut crate::DEVICES.lock())
-    }
-}
-
 #[vtable]
 impl rdma::Driver for Rrxe {
     type Data = RrxeDevice;
@@ -65,7 +58,7 @@ impl rdma::Driver for Rrxe {
     const UVERBS_ABI_VERSION: u32 = UVERBS_ABI_VERSION;
 
     fn with_devices<R>(f: impl FnOnce(&mut rdma::DeviceList<Self>) -> R) -> R {
-        Self::with_devices_locked(f)
+        f(&mut crate::DEVICES.lock())
     }
 
     fn query_device(dev: &rdma::Device<Self>, a: &mut DeviceAttr) -> Result {
@@ -168,10 +161,6 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         return Err(EINVAL);
     }
     let mac = ndev.hw_addr().ok_or(EINVAL)?;
-    if Rrxe::with_devices_locked(|l| l.find_by_netdev(ndev).is_some()) {
-        pr_err!("{}: {} already has an rrxe device\n", name, ndev.name());
-        return Err(EEXIST);
-    }
     let guid = u64::from_ne_bytes(params::eui64(mac));
     let devparams = DeviceParams {
         node_desc: c"rrxe",
@@ -183,6 +172,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),
     };
+    // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
     rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, Ok::<_, Error>(data))
 }
 

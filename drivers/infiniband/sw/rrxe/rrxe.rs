@@ -50,7 +50,7 @@ struct NetdevEvents;
 
 impl netdev::NotifierHandler for NetdevEvents {
     fn event(&self, event: netdev::Event, ndev: &NetDevice) {
-        Rrxe::with_devices_locked(|list| {
+        <Rrxe as rdma::Driver>::with_devices(|list| {
             if let Some(dev) = list.find_by_netdev(ndev) {
                 device::netdev_event(dev, event);
             }
