@@ -7,6 +7,7 @@
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
+#include <linux/vmalloc.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <net/udp_tunnel.h>

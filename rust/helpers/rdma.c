@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 __rust_helper enum ib_port_state rust_helper_ib_get_curr_port_state(struct net_device *net_dev)
 {
@@ -20,4 +22,23 @@ __rust_helper bool rust_helper_ib_is_udata_cleared(struct ib_udata *udata, size_
 __rust_helper unsigned int rust_helper_num_possible_cpus(void)
 {
 	return num_possible_cpus();
+}
+
+__rust_helper struct ib_ucontext *rust_helper_rdma_udata_ucontext(struct ib_udata *udata)
+{
+	/* Driver udata only ever comes inside a uverbs_attr_bundle. */
+	return container_of(udata, struct uverbs_attr_bundle, driver_udata)->context;
+}
+
+__rust_helper struct ib_umem *rust_helper_ib_umem_get_va(struct ib_device *device,
+							 unsigned long addr, size_t size,
+							 int access)
+{
+	return ib_umem_get_va(device, addr, size, access);
+}
+
+__rust_helper enum rdma_network_type
+rust_helper_rdma_gid_attr_network_type(const struct ib_gid_attr *attr)
+{
+	return rdma_gid_attr_network_type(attr);
 }

@@ -12,7 +12,10 @@
 
 pub mod device;
 pub mod link;
+pub mod shared_buf;
 pub mod types;
+pub mod umem;
+pub mod verbs;
 
 pub use device::{Device, DeviceList, Driver};
 pub use types::{DeviceAttr, PortAttr, PortImmutable, UData};

@@ -11,6 +11,10 @@
 //! never see a device whose data has been dropped.
 
 use super::types::{DeviceAttr, PortAttr, PortEvent, PortImmutable, UData};
+use super::verbs::{
+    Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Ops, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr, Srq,
+    SrqAttr, SrqInitAttr, Wc,
+};
 use crate::{
     bindings,
     error::{from_result, to_result, Error, Result},
@@ -32,6 +36,16 @@ pub trait Driver: Sized + 'static {
     type UContext: Send + Sync;
     /// Per-protection-domain driver data.
     type Pd: Send + Sync;
+    /// Per-CQ driver data.
+    type Cq: Send + Sync;
+    /// Per-QP driver data.
+    type Qp: Send + Sync;
+    /// Per-SRQ driver data.
+    type Srq: Send + Sync;
+    /// Per-AH driver data.
+    type Ah: Send + Sync;
+    /// Per-MR driver data.
+    type Mr: Send + Sync;
 
     /// `enum rdma_driver_id` (see [`super::types::driver_id`]).
     const DRIVER_ID: u32;
@@ -60,6 +74,114 @@ pub trait Driver: Sized + 'static {
 
     /// `alloc_pd`.
     fn alloc_pd(dev: &Device<Self>, udata: Option<&UData>) -> Result<Self::Pd>;
+
+    /// `create_cq`. Returns the data and the actual number of entries.
+    fn create_cq(
+        dev: &Device<Self>,
+        attr: &CqInitAttr,
+        udata: Option<&UData>,
+    ) -> Result<(Self::Cq, u32)>;
+
+    /// `resize_user_cq`. Returns the new number of entries.
+    fn resize_cq(cq: &Cq<Self>, cqe: u32, udata: Option<&UData>) -> Result<u32>;
+
+    /// `destroy_cq`: on success the data is dropped and the CQ freed.
+    fn destroy_cq(cq: &Cq<Self>) -> Result;
+
+    /// `poll_cq` from a kernel consumer: fills the start of `wc`, returns how many.
+    fn poll_cq(cq: &Cq<Self>, wc: &mut [Wc]) -> usize;
+
+    /// `peek_cq`: how many completions, up to `n`, are ready.
+    fn peek_cq(cq: &Cq<Self>, n: usize) -> usize;
+
+    /// `req_notify_cq` with `IB_CQ_*` flags. Returns whether completions may have
+    /// been missed (only asked for with `IB_CQ_REPORT_MISSED_EVENTS`).
+    fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<bool>;
+
+    /// `create_qp`: fills `attr.cap` with the actual capacities; returns the data and
+    /// the QP number.
+    fn create_qp(
+        pd: &Pd<Self>,
+        attr: &mut QpInitAttr,
+        send_cq: &Cq<Self>,
+        recv_cq: &Cq<Self>,
+        srq: Option<&Srq<Self>>,
+        udata: Option<&UData>,
+    ) -> Result<(Self::Qp, u32)>;
+
+    /// `modify_qp` with `IB_QP_*` mask bits.
+    fn modify_qp(qp: &Qp<Self>, attr: &QpAttr, mask: u32, udata: Option<&UData>) -> Result;
+
+    /// `query_qp`.
+    fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result;
+
+    /// `destroy_qp`.
+    fn destroy_qp(qp: &Qp<Self>) -> Result;
+
+    /// `post_send` of one WR from a kernel consumer.
+    fn post_send(qp: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result;
+
+    /// The user-space doorbell: new WQEs are in the QP's mmapped send queue.
+    fn doorbell(qp: &Qp<Self>) -> Result;
+
+    /// `post_recv` of one WR from a kernel consumer.
+    fn post_recv(qp: &Qp<Self>, wr: &RecvWr<'_>) -> Result;
+
+    /// `create_srq`: fills `attr.attr` with the actual capacities.
+    fn create_srq(
+        pd: &Pd<Self>,
+        attr: &mut SrqInitAttr,
+        udata: Option<&UData>,
+    ) -> Result<Self::Srq>;
+
+    /// `modify_srq` with `IB_SRQ_*` mask bits.
+    fn modify_srq(srq: &Srq<Self>, attr: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result;
+
+    /// `query_srq`.
+    fn query_srq(srq: &Srq<Self>) -> Result<SrqAttr>;
+
+    /// `destroy_srq`.
+    fn destroy_srq(srq: &Srq<Self>) -> Result;
+
+    /// `post_srq_recv` of one WR from a kernel consumer.
+    fn post_srq_recv(srq: &Srq<Self>, wr: &RecvWr<'_>) -> Result;
+
+    /// `create_ah` / `create_user_ah`.
+    fn create_ah(pd: &Pd<Self>, attr: &AhAttr, udata: Option<&UData>) -> Result<Self::Ah>;
+
+    /// `query_ah`.
+    fn query_ah(ah: &Ah<Self>) -> Result<AhAttr>;
+
+    /// `destroy_ah`.
+    fn destroy_ah(ah: &Ah<Self>) -> Result;
+
+    /// `get_dma_mr`: an MR covering all kernel memory, for kernel consumers.
+    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(Self::Mr, MrKeys)>;
+
+    /// `reg_user_mr`.
+    fn reg_user_mr(
+        pd: &Pd<Self>,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: u32,
+        udata: Option<&UData>,
+    ) -> Result<(Self::Mr, MrKeys)>;
+
+    /// `alloc_mr` (fast registration MRs).
+    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(Self::Mr, MrKeys)>;
+
+    /// `map_mr_sg` starts: forget the previous page list.
+    fn mr_map_begin(mr: &Mr<Self>) -> Result;
+
+    /// `map_mr_sg`: the next page of the list.
+    fn mr_set_page(mr: &Mr<Self>, addr: u64) -> Result;
+
+    /// `map_mr_sg` ends: the mapping's IOVA, length and page size.
+    fn mr_map_end(mr: &Mr<Self>, iova: u64, length: u64, page_size: u32) -> Result;
+
+    /// `dereg_mr`: on success the data is dropped and the MR freed.
+    fn dereg_mr(mr: &Mr<Self>) -> Result;
 }
 
 /// Parameters fixed at registration.
@@ -99,12 +221,12 @@ impl<T: Driver> Device<T> {
     ///
     /// `ptr` must be the `ib_device` of a `DeviceObj<T>` with initialised data that
     /// stays alive for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut bindings::ib_device) -> &'a Device<T> {
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::ib_device) -> &'a Device<T> {
         // SAFETY: `Device<T>` is transparent over the C struct; see the contract.
         unsafe { &*ptr.cast() }
     }
 
-    fn as_raw(&self) -> *mut bindings::ib_device {
+    pub(crate) fn as_raw(&self) -> *mut bindings::ib_device {
         self.0.get()
     }
 
@@ -128,7 +250,11 @@ impl<T: Driver> Device<T> {
     /// The device name, e.g. `rrxe0`.
     pub fn name(&self) -> &CStr {
         // SAFETY: `dev_name` of a valid device returns a NUL-terminated string.
-        unsafe { CStr::from_char_ptr(bindings::dev_name(&raw const (*self.as_raw()).__bindgen_anon_1.dev)) }
+        unsafe {
+            CStr::from_char_ptr(bindings::dev_name(
+                &raw const (*self.as_raw()).__bindgen_anon_1.dev,
+            ))
+        }
     }
 
     /// Active speed and width of an Ethernet port (`ib_get_eth_speed`).
@@ -211,7 +337,9 @@ impl<T: Driver> Device<T> {
             if list.find_by_netdev(netdev).is_some() {
                 return Err(EEXIST);
             }
-            list.devs.push(RawDevice(ib), GFP_KERNEL).map_err(Error::from)
+            list.devs
+                .push(RawDevice(ib), GFP_KERNEL)
+                .map_err(Error::from)
         });
         if let Err(e) = added {
             // SAFETY: As above.
@@ -272,24 +400,40 @@ impl<T: Driver> Device<T> {
         dealloc_ucontext: Some(Self::dealloc_ucontext_cb),
         alloc_pd: Some(Self::alloc_pd_cb),
         dealloc_pd: Some(Self::dealloc_pd_cb),
-        // Mandatory verbs whose objects have no Rust abstraction yet: refused.
-        create_qp: Some(unsupported::create_qp),
-        modify_qp: Some(unsupported::modify_qp),
-        destroy_qp: Some(unsupported::destroy_qp),
-        post_send: Some(unsupported::post_send),
-        post_recv: Some(unsupported::post_recv),
-        create_cq: Some(unsupported::create_cq),
-        destroy_cq: Some(unsupported::destroy_cq),
-        poll_cq: Some(unsupported::poll_cq),
-        req_notify_cq: Some(unsupported::req_notify_cq),
-        get_dma_mr: Some(unsupported::get_dma_mr),
-        reg_user_mr: Some(unsupported::reg_user_mr),
-        dereg_mr: Some(unsupported::dereg_mr),
+        mmap: Some(super::shared_buf::mmap_cb),
+        mmap_free: Some(super::shared_buf::mmap_free_cb),
+        create_cq: Some(Ops::<T>::create_cq),
+        resize_user_cq: Some(Ops::<T>::resize_cq),
+        destroy_cq: Some(Ops::<T>::destroy_cq),
+        poll_cq: Some(Ops::<T>::poll_cq),
+        peek_cq: Some(Ops::<T>::peek_cq),
+        req_notify_cq: Some(Ops::<T>::req_notify_cq),
+        create_qp: Some(Ops::<T>::create_qp),
+        modify_qp: Some(Ops::<T>::modify_qp),
+        query_qp: Some(Ops::<T>::query_qp),
+        destroy_qp: Some(Ops::<T>::destroy_qp),
+        post_send: Some(Ops::<T>::post_send),
+        post_recv: Some(Ops::<T>::post_recv),
+        create_srq: Some(Ops::<T>::create_srq),
+        modify_srq: Some(Ops::<T>::modify_srq),
+        query_srq: Some(Ops::<T>::query_srq),
+        destroy_srq: Some(Ops::<T>::destroy_srq),
+        post_srq_recv: Some(Ops::<T>::post_srq_recv),
+        create_ah: Some(Ops::<T>::create_ah),
+        create_user_ah: Some(Ops::<T>::create_ah),
+        query_ah: Some(Ops::<T>::query_ah),
+        destroy_ah: Some(Ops::<T>::destroy_ah),
+        get_dma_mr: Some(Ops::<T>::get_dma_mr),
+        reg_user_mr: Some(Ops::<T>::reg_user_mr),
+        alloc_mr: Some(Ops::<T>::alloc_mr),
+        map_mr_sg: Some(Ops::<T>::map_mr_sg),
+        dereg_mr: Some(Ops::<T>::dereg_mr),
         size_ib_ucontext: size_of::<ObjWith<bindings::ib_ucontext, T::UContext>>(),
         size_ib_pd: size_of::<ObjWith<bindings::ib_pd, T::Pd>>(),
-        // The core allocates these before calling the (refusing) create verb.
-        size_ib_qp: size_of::<bindings::ib_qp>(),
-        size_ib_cq: size_of::<bindings::ib_cq>(),
+        size_ib_cq: size_of::<ObjWith<bindings::ib_cq, T::Cq>>(),
+        size_ib_qp: size_of::<ObjWith<bindings::ib_qp, T::Qp>>(),
+        size_ib_srq: size_of::<ObjWith<bindings::ib_srq, T::Srq>>(),
+        size_ib_ah: size_of::<ObjWith<bindings::ib_ah, T::Ah>>(),
         ..pin_init::zeroed()
     };
 
@@ -462,9 +606,9 @@ impl<T: Driver> Device<T> {
 /// A core-allocated verbs object (`ib_pd`, `ib_ucontext`, ...) followed by driver data,
 /// as `INIT_RDMA_OBJ_SIZE` lays it out.
 #[repr(C)]
-struct ObjWith<C, D> {
-    core: C,
-    data: D,
+pub(crate) struct ObjWith<C, D> {
+    pub(crate) core: C,
+    pub(crate) data: D,
 }
 
 impl<C, D> ObjWith<C, D> {
@@ -472,7 +616,7 @@ impl<C, D> ObjWith<C, D> {
     ///
     /// `core` must be the first field of an allocation of `size_of::<Self>()` bytes
     /// whose data slot is uninitialised.
-    unsafe fn init(core: *mut C, data: D) {
+    pub(crate) unsafe fn init(core: *mut C, data: D) {
         // SAFETY: Per the contract the slot is valid for writes.
         unsafe { (&raw mut (*core.cast::<Self>()).data).write(data) };
     }
@@ -480,99 +624,9 @@ impl<C, D> ObjWith<C, D> {
     /// # Safety
     ///
     /// The data slot must be initialised and is dropped exactly once.
-    unsafe fn drop_data(core: *mut C) {
+    pub(crate) unsafe fn drop_data(core: *mut C) {
         // SAFETY: Per the contract.
         unsafe { core::ptr::drop_in_place(&raw mut (*core.cast::<Self>()).data) };
-    }
-}
-
-/// Trampolines for mandatory verbs a driver does not implement yet: they fail with
-/// `EOPNOTSUPP` and never touch the object the core passes in.
-mod unsupported {
-    use crate::{bindings, error::code::EOPNOTSUPP, ffi::c_int};
-
-    const ERR: c_int = -(bindings::EOPNOTSUPP as c_int);
-
-    pub(super) extern "C" fn create_qp(
-        _: *mut bindings::ib_qp,
-        _: *mut bindings::ib_qp_init_attr,
-        _: *mut bindings::ib_udata,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn modify_qp(
-        _: *mut bindings::ib_qp,
-        _: *mut bindings::ib_qp_attr,
-        _: c_int,
-        _: *mut bindings::ib_udata,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn destroy_qp(
-        _: *mut bindings::ib_qp,
-        _: *mut bindings::ib_udata,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn post_send(
-        _: *mut bindings::ib_qp,
-        _: *const bindings::ib_send_wr,
-        _: *mut *const bindings::ib_send_wr,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn post_recv(
-        _: *mut bindings::ib_qp,
-        _: *const bindings::ib_recv_wr,
-        _: *mut *const bindings::ib_recv_wr,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn create_cq(
-        _: *mut bindings::ib_cq,
-        _: *const bindings::ib_cq_init_attr,
-        _: *mut bindings::uverbs_attr_bundle,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn destroy_cq(
-        _: *mut bindings::ib_cq,
-        _: *mut bindings::ib_udata,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn poll_cq(
-        _: *mut bindings::ib_cq,
-        _: c_int,
-        _: *mut bindings::ib_wc,
-    ) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn req_notify_cq(_: *mut bindings::ib_cq, _: u32) -> c_int {
-        ERR
-    }
-    pub(super) extern "C" fn get_dma_mr(
-        _: *mut bindings::ib_pd,
-        _: c_int,
-    ) -> *mut bindings::ib_mr {
-        EOPNOTSUPP.to_ptr()
-    }
-    pub(super) extern "C" fn reg_user_mr(
-        _: *mut bindings::ib_pd,
-        _: u64,
-        _: u64,
-        _: u64,
-        _: c_int,
-        _: *mut bindings::ib_dmah,
-        _: *mut bindings::ib_udata,
-    ) -> *mut bindings::ib_mr {
-        EOPNOTSUPP.to_ptr()
-    }
-    pub(super) extern "C" fn dereg_mr(
-        _: *mut bindings::ib_mr,
-        _: *mut bindings::ib_udata,
-    ) -> c_int {
-        ERR
     }
 }
 

@@ -5,7 +5,13 @@
 //! The driver fills Rust structs; the trampolines in [`super::device`] copy them into
 //! the C structs, so the driver never touches `struct ib_device_attr` directly.
 
-use crate::{bindings, error::Result, net::netdev::NetDevice, prelude::*};
+use crate::{
+    bindings,
+    error::Result,
+    net::netdev::NetDevice,
+    prelude::*,
+    transmute::{AsBytes, FromBytes},
+};
 
 macro_rules! attr_struct {
     ($(#[$m:meta])* $name:ident => $raw:ty { $($(#[$fm:meta])* $f:ident : $t:ty),* $(,)? }) => {
@@ -226,6 +232,42 @@ impl UData {
         }
         // SAFETY: `ptr` is valid; the helper reads user memory with copy_from_user.
         unsafe { bindings::ib_is_udata_cleared(self.ptr, offset, len - offset) }
+    }
+
+    /// Copies the provider request into a `T`, as `ib_copy_validate_udata_in` does:
+    /// fewer than `min` bytes is `EINVAL`; input past `size_of::<T>()` must be zero
+    /// (`EOPNOTSUPP` otherwise); a shorter request leaves the rest of `T` zeroed.
+    pub fn copy_in<T: FromBytes + AsBytes>(&self, min: usize) -> Result<T> {
+        // SAFETY: `T: FromBytes`: every bit pattern, zero included, is a valid `T`.
+        let mut v: T = unsafe { core::mem::MaybeUninit::zeroed().assume_init() };
+        // SAFETY: `ptr` is valid; `v` is a plain-bytes `T` of the size passed.
+        crate::error::to_result(unsafe {
+            bindings::_ib_copy_validate_udata_in(
+                self.ptr,
+                (&raw mut v).cast(),
+                core::mem::size_of::<T>(),
+                min,
+            )
+        })?;
+        Ok(v)
+    }
+
+    /// Sends the provider response `v`, as `ib_respond_udata` does: at most the
+    /// buffer's length is copied and any space beyond `v` is cleared.
+    pub fn respond<T: AsBytes>(&self, v: &T) -> Result {
+        // SAFETY: `ptr` is valid; `v` is `size_of::<T>()` initialised bytes.
+        crate::error::to_result(unsafe {
+            bindings::_ib_respond_udata(self.ptr, (v as *const T).cast(), core::mem::size_of::<T>())
+        })
+    }
+
+    /// Makes `buf` mappable by the process that issued this verb, and returns the
+    /// `mmap` offset to report to it.
+    pub fn publish(&self, buf: &mut super::shared_buf::SharedBuf) -> Result<u64> {
+        // SAFETY: Driver udata is always embedded in a uverbs attribute bundle, whose
+        // context is the caller's valid ucontext; its device uses the shared-buffer
+        // mmap ops (set in `Device::OPS`).
+        unsafe { buf.publish(bindings::rdma_udata_ucontext(self.ptr)) }
     }
 
     /// Fails with `EOPNOTSUPP` unless the verb carries no provider data at all, for
