@@ -2,7 +2,15 @@
 
 //! Device-level verbs: creation on a netdev, attributes, ports, ucontext and PD.
 
-use crate::params;
+use crate::{
+    ah::{self, AhInner, RrxeAh},
+    cq::{self, RrxeCq},
+    mr::{self, MrInner, RrxeMr},
+    params,
+    pool::Pool,
+    qp::{self, QpInner, RrxeQp},
+    srq::{self, RrxeSrq, SrqInner},
+};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     net::netdev::{Event, NetDevice},
@@ -11,6 +19,10 @@ use kernel::{
         self,
         device::DeviceParams,
         types::{cap, driver_id, port, port_state_of, PortEvent},
+        verbs::{
+            Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
+            Srq, SrqAttr, SrqInitAttr, Wc,
+        },
         DeviceAttr, PortAttr, PortImmutable, UData,
     },
     str::CStr,
@@ -23,7 +35,24 @@ const UVERBS_ABI_VERSION: u32 = 2;
 pub(crate) struct Rrxe;
 
 /// Per-device state.
+#[pin_data]
 pub(crate) struct RrxeDevice {
+    /// QPs by QP number.
+    #[pin]
+    pub(crate) qps: Pool<QpInner>,
+    /// MRs by key index (`key >> 8`).
+    #[pin]
+    pub(crate) mrs: Pool<MrInner>,
+    /// AHs by `ah_num`.
+    #[pin]
+    pub(crate) ahs: Pool<AhInner>,
+    /// SRQs by number.
+    #[pin]
+    pub(crate) srqs: Pool<SrqInner>,
+    /// Source of PD identities, so objects can be checked for a common PD.
+    next_pd_id: AtomicU32,
+    /// The rotating low byte of new MR keys.
+    pub(crate) key_byte: AtomicU32,
     /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`).
     mac: [u8; 6],
     /// The last port state reported to ULPs, so each change is reported once.
@@ -36,8 +65,11 @@ pub(crate) struct RrxeDevice {
 /// Per-ucontext state. Empty until mmapped rings exist.
 pub(crate) struct RrxeUContext;
 
-/// Per-PD state. Empty until objects hang off PDs.
-pub(crate) struct RrxePd;
+/// Per-PD state.
+pub(crate) struct RrxePd {
+    /// Unique among the device's PDs.
+    pub(crate) id: u32,
+}
 
 /// Only port 1 exists.
 fn check_port(port_num: u32) -> Result {
@@ -53,6 +85,11 @@ impl rdma::Driver for Rrxe {
     type Data = RrxeDevice;
     type UContext = RrxeUContext;
     type Pd = RrxePd;
+    type Cq = RrxeCq;
+    type Qp = RrxeQp;
+    type Srq = RrxeSrq;
+    type Ah = RrxeAh;
+    type Mr = RrxeMr;
 
     const DRIVER_ID: u32 = driver_id::RXE;
     const UVERBS_ABI_VERSION: u32 = UVERBS_ABI_VERSION;
@@ -149,8 +186,141 @@ impl rdma::Driver for Rrxe {
         Ok(RrxeUContext)
     }
 
-    fn alloc_pd(_dev: &rdma::Device<Self>, _udata: Option<&UData>) -> Result<RrxePd> {
-        Ok(RrxePd)
+    fn alloc_pd(dev: &rdma::Device<Self>, udata: Option<&UData>) -> Result<RrxePd> {
+        UData::expect_empty(udata)?;
+        Ok(RrxePd {
+            id: dev.data().next_pd_id.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    fn create_cq(
+        _dev: &rdma::Device<Self>,
+        attr: &CqInitAttr,
+        udata: Option<&UData>,
+    ) -> Result<(RrxeCq, u32)> {
+        cq::create(attr, udata)
+    }
+
+    fn resize_cq(c: &Cq<Self>, cqe: u32, udata: Option<&UData>) -> Result<u32> {
+        cq::resize(c, cqe, udata)
+    }
+
+    fn destroy_cq(c: &Cq<Self>) -> Result {
+        cq::destroy(c)
+    }
+
+    fn poll_cq(c: &Cq<Self>, wc: &mut [Wc]) -> usize {
+        cq::poll(c, wc)
+    }
+
+    fn peek_cq(c: &Cq<Self>, n: usize) -> usize {
+        cq::peek(c, n)
+    }
+
+    fn req_notify_cq(c: &Cq<Self>, flags: u32) -> Result<bool> {
+        cq::req_notify(c, flags)
+    }
+
+    fn create_qp(
+        pd: &Pd<Self>,
+        attr: &mut QpInitAttr,
+        _send_cq: &Cq<Self>,
+        _recv_cq: &Cq<Self>,
+        srq: Option<&Srq<Self>>,
+        udata: Option<&UData>,
+    ) -> Result<(RrxeQp, u32)> {
+        qp::create(pd.device().data(), pd, attr, srq, udata)
+    }
+
+    fn modify_qp(q: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&UData>) -> Result {
+        qp::modify(q, attr, mask, port::MTU_4096)
+    }
+
+    fn query_qp(q: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+        qp::query(q, attr, init)
+    }
+
+    fn destroy_qp(q: &Qp<Self>) -> Result {
+        qp::destroy(q.device().data(), q)
+    }
+
+    fn post_send(q: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result {
+        qp::post_send(q.device().data(), q, wr)
+    }
+
+    fn doorbell(q: &Qp<Self>) -> Result {
+        qp::doorbell(q.device().data(), q)
+    }
+
+    fn post_recv(q: &Qp<Self>, wr: &RecvWr<'_>) -> Result {
+        qp::post_recv(q, wr)
+    }
+
+    fn create_srq(pd: &Pd<Self>, attr: &mut SrqInitAttr, udata: Option<&UData>) -> Result<RrxeSrq> {
+        srq::create(pd.device().data(), pd, attr, udata)
+    }
+
+    fn modify_srq(s: &Srq<Self>, attr: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
+        srq::modify(s, attr, mask, udata)
+    }
+
+    fn query_srq(s: &Srq<Self>) -> Result<SrqAttr> {
+        srq::query(s)
+    }
+
+    fn destroy_srq(s: &Srq<Self>) -> Result {
+        srq::destroy(s.device().data(), s)
+    }
+
+    fn post_srq_recv(s: &Srq<Self>, wr: &RecvWr<'_>) -> Result {
+        srq::post_recv(s, wr)
+    }
+
+    fn create_ah(pd: &Pd<Self>, attr: &AhAttr, udata: Option<&UData>) -> Result<RrxeAh> {
+        ah::create(pd.device().data(), pd, attr, udata)
+    }
+
+    fn query_ah(a: &Ah<Self>) -> Result<AhAttr> {
+        Ok(ah::query(a))
+    }
+
+    fn destroy_ah(a: &Ah<Self>) -> Result {
+        ah::destroy(a.device().data(), a)
+    }
+
+    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
+        mr::get_dma(pd.device().data(), pd, access)
+    }
+
+    fn reg_user_mr(
+        pd: &Pd<Self>,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: u32,
+        udata: Option<&UData>,
+    ) -> Result<(RrxeMr, MrKeys)> {
+        mr::reg_user(pd.device().data(), pd, start, length, iova, access, udata)
+    }
+
+    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
+        mr::alloc(pd.device().data(), pd, mr_type, max_num_sg)
+    }
+
+    fn mr_map_begin(m: &Mr<Self>) -> Result {
+        mr::map_begin(m)
+    }
+
+    fn mr_set_page(m: &Mr<Self>, addr: u64) -> Result {
+        mr::set_page(m, addr)
+    }
+
+    fn mr_map_end(m: &Mr<Self>, iova: u64, length: u64, page_size: u32) -> Result {
+        mr::map_end(m, iova, length, page_size)
+    }
+
+    fn dereg_mr(m: &Mr<Self>) -> Result {
+        mr::dereg(m.device().data(), m)
     }
 }
 
@@ -167,13 +337,19 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         node_guid: guid,
         name_assigned_by_user: true,
     };
-    let data = RrxeDevice {
+    let data = try_pin_init!(RrxeDevice {
+        qps <- Pool::new(params::MIN_QP_INDEX, params::MIN_QP_INDEX + params::MAX_QP - 1),
+        mrs <- Pool::new(params::MIN_MR_INDEX, params::MAX_MR_INDEX),
+        ahs <- Pool::new(params::MIN_AH_INDEX, params::MAX_AH),
+        srqs <- Pool::new(params::MIN_SRQ_INDEX, params::MIN_SRQ_INDEX + params::MAX_SRQ - 1),
+        next_pd_id: AtomicU32::new(1),
+        key_byte: AtomicU32::new(0),
         mac,
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),
-    };
+    }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
-    rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, Ok::<_, Error>(data))
+    rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, data)
 }
 
 /// Maps netdev events on our netdev to port events and removal.

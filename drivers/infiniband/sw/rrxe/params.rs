@@ -28,6 +28,8 @@ pub(crate) const DEVICE_CAP_FLAGS: u64 = cap::BAD_PKEY_CNTR
     | cap::MEM_WINDOW_TYPE_2B
     | cap::ATOMIC_WRITE;
 pub(crate) const MAX_SGE: u32 = 32;
+/// rxe's `RXE_MAX_INLINE_DATA`: the SGE area of the largest send WQE.
+pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * 16;
 pub(crate) const MAX_SGE_RD: u32 = 32;
 pub(crate) const MAX_CQ: u32 = DEFAULT_MAX;
 pub(crate) const MAX_LOG_CQE: u32 = 15;
@@ -48,7 +50,9 @@ pub(crate) const MIN_QP_INDEX: u32 = 16;
 pub(crate) const MAX_QP: u32 = DEFAULT_MAX - MIN_QP_INDEX;
 pub(crate) const MIN_SRQ_INDEX: u32 = 0x0002_0001;
 pub(crate) const MAX_SRQ: u32 = DEFAULT_MAX - MIN_SRQ_INDEX;
+pub(crate) const MIN_MR_INDEX: u32 = 1;
 pub(crate) const MAX_MR_INDEX: u32 = DEFAULT_MAX >> 1;
+pub(crate) const MIN_AH_INDEX: u32 = 1;
 pub(crate) const MAX_MR: u32 = MAX_MR_INDEX - 1;
 pub(crate) const MAX_MW: u32 = DEFAULT_MAX - (MAX_MR_INDEX + 1);
 

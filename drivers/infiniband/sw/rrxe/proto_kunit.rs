@@ -32,7 +32,6 @@ mod tests {
         failed
     }
 
-
     #[test]
     fn icrc() {
         assert_eq!(run_group(0), 0);

@@ -13,10 +13,18 @@ use kernel::{
     str::CStr,
 };
 
+mod ah;
+mod cq;
 mod device;
+mod mr;
 mod params;
+mod pool;
 mod proto;
 mod proto_kunit;
+mod qp;
+mod queue;
+mod srq;
+mod wqe;
 
 use device::Rrxe;
 
@@ -41,7 +49,11 @@ impl link::LinkOps for RrxeLink {
     const TYPE: &'static CStr = c"rrxe";
 
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
-        device::add(&<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE, name, ndev)
+        device::add(
+            &<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE,
+            name,
+            ndev,
+        )
     }
 }
 

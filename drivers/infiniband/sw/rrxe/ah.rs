@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Address handles. Each has a nonzero number (`ah_num`) that user space puts in its
+//! UD send WQEs; the driver looks the number up and never reads the address vector
+//! from the ring, so user space cannot choose its own source address.
+
+use crate::device::{Rrxe, RrxeDevice};
+use kernel::{
+    prelude::*,
+    rdma::{
+        verbs::{Ah, AhAttr, Pd},
+        UData,
+    },
+    sync::Arc,
+};
+
+/// `RDMA_NETWORK_IPV4` and `RDMA_NETWORK_IPV6`: RoCE v2 source GIDs.
+const NETWORK_IPV4: u32 = 2;
+const NETWORK_IPV6: u32 = 3;
+
+/// The driver's AH.
+pub(crate) struct AhInner {
+    pub(crate) num: u32,
+    pub(crate) pd_id: u32,
+    pub(crate) attr: AhAttr,
+}
+
+pub(crate) type RrxeAh = Arc<AhInner>;
+
+/// `struct rxe_create_ah_resp`.
+#[repr(C)]
+struct CreateAhResp {
+    ah_num: u32,
+    reserved: u32,
+}
+// SAFETY: Plain integers, no padding.
+unsafe impl kernel::transmute::AsBytes for CreateAhResp {}
+
+pub(crate) fn create(
+    dev: &RrxeDevice,
+    pd: &Pd<Rrxe>,
+    attr: &AhAttr,
+    udata: Option<&UData>,
+) -> Result<RrxeAh> {
+    if attr.port_num != 1 || !matches!(attr.network_type, NETWORK_IPV4 | NETWORK_IPV6) {
+        return Err(EINVAL);
+    }
+    let pd_id = pd.data().id;
+    let (num, ah) = dev.ahs.insert_with(|num| {
+        Ok(Arc::new(
+            AhInner {
+                num,
+                pd_id,
+                attr: *attr,
+            },
+            GFP_KERNEL,
+        )?)
+    })?;
+    if let Some(u) = udata {
+        if let Err(e) = u.respond(&CreateAhResp {
+            ah_num: num,
+            reserved: 0,
+        }) {
+            dev.ahs.remove(num);
+            return Err(e);
+        }
+    }
+    Ok(ah)
+}
+
+pub(crate) fn query(ah: &Ah<Rrxe>) -> AhAttr {
+    ah.data().attr
+}
+
+pub(crate) fn destroy(dev: &RrxeDevice, ah: &Ah<Rrxe>) -> Result {
+    dev.ahs.remove(ah.data().num);
+    Ok(())
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Completion queues.
+//!
+//! A user CQ is a mmapped ring of `struct ib_uverbs_wc` in 128-byte slots, as rdma_rxe
+//! lays it out; the kernel owns the producer index and reads the consumer index
+//! masked. A kernel CQ keeps `Wc` values in kernel memory, since kernel consumers get
+//! a `struct ib_wc` with fields no ring entry carries.
+
+use crate::{device::Rrxe, params, queue::Queue};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    rdma::{
+        verbs::{event, Cq, CqInitAttr, Wc, UVERBS_WC_SIZE},
+        UData,
+    },
+    sync::{Arc, SpinLockIrq},
+};
+
+/// rxe's `sizeof(struct rxe_cqe)` (a union of `ib_wc` and `ib_uverbs_wc`): the slot
+/// size user space expects.
+const CQE_SIZE: usize = 72;
+
+/// `IB_CQ_*` notify flags.
+const SOLICITED: u32 = 1;
+const NEXT_COMP: u32 = 2;
+const SOLICITED_MASK: u32 = 3;
+const REPORT_MISSED: u32 = 4;
+
+/// `IB_WC_SUCCESS`.
+pub(crate) const WC_SUCCESS: u32 = 0;
+
+/// Kernel-side store of a kernel CQ.
+struct KernelRing {
+    wcs: KVec<Wc>,
+    head: usize,
+    len: usize,
+}
+
+enum Store {
+    User(Queue),
+    Kernel(KernelRing),
+}
+
+struct CqState {
+    store: Store,
+    capacity: u32,
+}
+
+/// The driver's CQ.
+#[pin_data]
+pub(crate) struct CqInner {
+    #[pin]
+    state: SpinLockIrq<CqState>,
+    /// `IB_CQ_SOLICITED` / `IB_CQ_NEXT_COMP` armed by `req_notify_cq`.
+    notify: AtomicU32,
+}
+
+pub(crate) type RrxeCq = Arc<CqInner>;
+
+fn check_cqe(cqe: u32) -> Result {
+    if cqe == 0 || cqe > (1 << params::MAX_LOG_CQE) - 1 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `struct rxe_create_cq_resp` / `rxe_resize_cq_resp`.
+#[repr(C)]
+struct CqResp {
+    mi: crate::queue::MmapInfo,
+}
+// SAFETY: Plain integers, no padding.
+unsafe impl kernel::transmute::AsBytes for CqResp {}
+
+fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
+    match udata {
+        Some(u) => {
+            if u.out_len() < size_of::<CqResp>() {
+                return Err(EINVAL);
+            }
+            let mut q = Queue::new(cqe, CQE_SIZE)?;
+            let mi = q.publish(u)?;
+            u.respond(&CqResp { mi })?;
+            let cap = q.layout().capacity();
+            Ok((Store::User(q), cap))
+        }
+        None => {
+            let cap = crate::queue::Layout::new(cqe, CQE_SIZE)?.capacity();
+            let mut wcs = KVec::with_capacity(cap as usize, GFP_KERNEL)?;
+            for _ in 0..cap {
+                wcs.push(Wc::default(), GFP_KERNEL)?;
+            }
+            Ok((
+                Store::Kernel(KernelRing {
+                    wcs,
+                    head: 0,
+                    len: 0,
+                }),
+                cap,
+            ))
+        }
+    }
+}
+
+pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(RrxeCq, u32)> {
+    if attr.flags != 0 {
+        return Err(EOPNOTSUPP);
+    }
+    check_cqe(attr.cqe)?;
+    let (store, capacity) = new_store(attr.cqe, udata)?;
+    let cq = Arc::pin_init(
+        pin_init!(CqInner {
+            state <- new_spinlock_irq!(CqState { store, capacity }),
+            notify: AtomicU32::new(0),
+        }),
+        GFP_KERNEL,
+    )?;
+    Ok((cq, capacity))
+}
+
+fn count(s: &CqState) -> u32 {
+    match &s.store {
+        Store::User(q) => q.produced_count(),
+        Store::Kernel(k) => k.len as u32,
+    }
+}
+
+pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u32> {
+    check_cqe(cqe)?;
+    let inner = cq.data();
+    // Build the new store outside the lock (it allocates and talks to user space),
+    // then move the entries over under it.
+    let (mut new, cap) = new_store(cqe, udata)?;
+    let mut s = inner.state.lock();
+    if count(&s) > cap {
+        return Err(EINVAL);
+    }
+    match (&mut s.store, &mut new) {
+        (Store::User(old), Store::User(n)) => old.move_entries(n, true, UVERBS_WC_SIZE)?,
+        (Store::Kernel(old), Store::Kernel(n)) => {
+            for i in 0..old.len {
+                n.wcs[i] = old.wcs[(old.head + i) % old.wcs.len()];
+            }
+            n.len = old.len;
+        }
+        _ => return Err(EINVAL),
+    }
+    s.store = new;
+    s.capacity = cap;
+    Ok(cap)
+}
+
+/// Adds a completion. On overflow the CQ raises `IB_EVENT_CQ_ERR`, as rxe does, and
+/// the completion is lost (`EBUSY`).
+pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
+    let inner = cq.data();
+    let res = {
+        let mut s = inner.state.lock();
+        match &mut s.store {
+            Store::User(q) => q.push(&wc.to_uverbs()),
+            Store::Kernel(k) => {
+                if k.len == k.wcs.len() {
+                    Err(EBUSY)
+                } else {
+                    let n = k.wcs.len();
+                    k.wcs[(k.head + k.len) % n] = *wc;
+                    k.len += 1;
+                    Ok(())
+                }
+            }
+        }
+    };
+    if res.is_err() {
+        pr_warn!("rrxe: CQ overflow\n");
+        cq.raise(event::CQ_ERR);
+        return res;
+    }
+    let armed = inner.notify.load(Ordering::Acquire);
+    if armed & NEXT_COMP != 0 || (armed & SOLICITED != 0 && (solicited || wc.status != WC_SUCCESS))
+    {
+        inner.notify.store(0, Ordering::Release);
+        cq.notify_completion();
+    }
+    Ok(())
+}
+
+pub(crate) fn poll(cq: &Cq<Rrxe>, out: &mut [Wc]) -> usize {
+    let mut s = cq.data().state.lock();
+    match &mut s.store {
+        Store::Kernel(k) => {
+            let n = out.len().min(k.len);
+            let size = k.wcs.len();
+            for (i, o) in out[..n].iter_mut().enumerate() {
+                *o = k.wcs[(k.head + i) % size];
+            }
+            k.head = (k.head + n) % size.max(1);
+            k.len -= n;
+            n
+        }
+        // Kernel verbs on a user CQ: refused, as the ring belongs to user space.
+        Store::User(_) => 0,
+    }
+}
+
+pub(crate) fn peek(cq: &Cq<Rrxe>, n: usize) -> usize {
+    (count(&cq.data().state.lock()) as usize).min(n)
+}
+
+pub(crate) fn req_notify(cq: &Cq<Rrxe>, flags: u32) -> Result<bool> {
+    let inner = cq.data();
+    let want = flags & SOLICITED_MASK;
+    // Arming for the next completion overrides solicited-only, never the reverse.
+    let cur = inner.notify.load(Ordering::Acquire);
+    if cur != NEXT_COMP {
+        inner.notify.store(want, Ordering::Release);
+    }
+    Ok(flags & REPORT_MISSED != 0 && count(&inner.state.lock()) > 0)
+}
+
+pub(crate) fn destroy(_cq: &Cq<Rrxe>) -> Result {
+    // QPs hold the core's use count, so nothing can post any more.
+    Ok(())
+}

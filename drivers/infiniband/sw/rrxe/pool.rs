@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Index pools: QP numbers, MR key indices, AH numbers and SRQ numbers.
+//!
+//! Every number user space or the wire hands us is looked up here, never turned into a
+//! pointer. Indices are handed out round-robin within `[min, max]`, so a freed number
+//! is not reused at once and a stale key or QPN from a destroyed object misses.
+
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{Arc, Mutex},
+    xarray::{AllocKind, XArray},
+};
+
+/// Objects of one kind, by number.
+#[pin_data]
+pub(crate) struct Pool<V: Send + Sync + 'static> {
+    #[pin]
+    xa: XArray<Arc<V>>,
+    /// The next number to try. Also serialises allocations: the XArray may drop its
+    /// lock while storing, so the free-slot search must not race another.
+    #[pin]
+    next: Mutex<u32>,
+    min: u32,
+    max: u32,
+}
+
+impl<V: Send + Sync + 'static> Pool<V> {
+    pub(crate) fn new(min: u32, max: u32) -> impl PinInit<Self> {
+        pin_init!(Self {
+            xa <- XArray::new(AllocKind::Alloc),
+            next <- new_mutex!(min),
+            min,
+            max,
+        })
+    }
+
+    /// Builds an object for a free number in the pool's range with `make(number)` and
+    /// stores it. `ENOMEM` when the range is exhausted.
+    pub(crate) fn insert_with(
+        &self,
+        make: impl FnOnce(u32) -> Result<Arc<V>>,
+    ) -> Result<(u32, Arc<V>)> {
+        let mut next = self.next.lock();
+        let span = self.max - self.min + 1;
+        let free = {
+            let xa = self.xa.lock();
+            (0..span)
+                .map(|k| self.min + (*next - self.min + k) % span)
+                .find(|&i| xa.get(i as usize).is_none())
+        };
+        let i = free.ok_or(ENOMEM)?;
+        // Allocations are serialised by `next`, so `i` stays free while `make` runs
+        // outside the XArray's spinlock (it may sleep).
+        let v = make(i)?;
+        self.xa
+            .lock()
+            .store(i as usize, v.clone(), GFP_KERNEL)
+            .map_err(|e| e.error)?;
+        *next = if i == self.max { self.min } else { i + 1 };
+        Ok((i, v))
+    }
+
+    /// Stores `v` at the fixed number `i` (e.g. QP1). `EEXIST` if taken.
+    pub(crate) fn insert_at(&self, i: u32, v: Arc<V>) -> Result {
+        let _serialise = self.next.lock();
+        let mut xa = self.xa.lock();
+        if xa.get(i as usize).is_some() {
+            return Err(EEXIST);
+        }
+        xa.store(i as usize, v, GFP_KERNEL).map_err(|e| e.error)?;
+        Ok(())
+    }
+
+    /// The object numbered `i`.
+    pub(crate) fn get(&self, i: u32) -> Option<Arc<V>> {
+        self.xa.lock().get(i as usize).map(Arc::from)
+    }
+
+    /// Forgets number `i`.
+    pub(crate) fn remove(&self, i: u32) {
+        // Dropped after the XArray lock is released: the last reference may free
+        // memory in ways that sleep.
+        let v = self.xa.lock().remove(i as usize);
+        drop(v);
+    }
+}

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Queue pairs: creation with rxe-compatible rings, attribute changes through the
+//! protocol core's state machine, and the work queues' kernel-side state.
+//!
+//! Send WQEs are fetched from the user ring by copying each slot once and validating
+//! the copy ([`crate::wqe`]); the validated WQEs, their progress and every PSN live in
+//! kernel memory. The requester that turns them into packets is the data path's; until
+//! it runs, a WQE waits in `pending`. A malformed WQE waits there too, as a marker: when
+//! it reaches the head it completes with `IB_WC_LOC_QP_OP_ERR` and moves the QP to the
+//! error state, which flushes everything behind it.
+
+use crate::{
+    cq,
+    device::{Rrxe, RrxeDevice},
+    params,
+    proto::qp_state::{self, QpState, QpType},
+    queue::{MmapInfo, Queue},
+    wqe::{self, qpt, Bad, SendWqe, SqLimits},
+};
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    rdma::{
+        verbs::{Pd, Qp, QpAttr, QpCap, QpInitAttr, RecvWr, SendWr, Srq, Wc},
+        UData,
+    },
+    sync::{Arc, SpinLockIrq},
+};
+
+/// `IB_WC_*` statuses and opcodes used here.
+const WC_LOC_QP_OP_ERR: u32 = 2;
+const WC_WR_FLUSH_ERR: u32 = 5;
+const WC_RECV: u32 = 1 << 7;
+
+/// The Q_Key of QP1.
+const GSI_QKEY: u32 = 0x8001_0000;
+/// `IB_MTU_256`, the path MTU before one is set.
+const MTU_256: u32 = 1;
+/// Largest local ACK timeout code.
+const MAX_TIMEOUT: u8 = 31;
+
+/// A send WQE waiting for the requester, or the marker of a refused one.
+enum Pending {
+    Wqe(SendWqe),
+    Bad { wr_id: u64, why: Bad },
+}
+
+struct SendQueue {
+    /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
+    ring: Option<Queue>,
+    lim: SqLimits,
+    capacity: u32,
+    /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
+    /// first. For a user QP entry `i` is ring slot `consumer + i`.
+    pending: KVec<Pending>,
+}
+
+struct RecvQueue {
+    ring: Queue,
+    max_sge: u32,
+}
+
+struct QpState_ {
+    attr: QpAttr,
+    sq: SendQueue,
+    rq: Option<RecvQueue>,
+}
+
+/// The driver's QP.
+#[pin_data]
+pub(crate) struct QpInner {
+    pub(crate) qp_type: u32,
+    pub(crate) pd_id: u32,
+    sq_sig_all: bool,
+    #[pin]
+    state: SpinLockIrq<QpState_>,
+}
+
+pub(crate) type RrxeQp = Arc<QpInner>;
+
+/// `struct rxe_create_qp_resp`.
+#[repr(C)]
+struct CreateQpResp {
+    rq_mi: MmapInfo,
+    sq_mi: MmapInfo,
+}
+// SAFETY: Plain integers, no padding.
+unsafe impl kernel::transmute::AsBytes for CreateQpResp {}
+
+fn check_cap(cap: &QpCap, has_srq: bool) -> Result {
+    let bad = cap.max_send_wr > params::MAX_QP_WR
+        || cap.max_send_sge > params::MAX_SGE
+        || cap.max_inline_data > params::MAX_INLINE_DATA
+        || (!has_srq
+            && (cap.max_recv_wr > params::MAX_QP_WR || cap.max_recv_sge > params::MAX_SGE));
+    if bad {
+        Err(EINVAL)
+    } else {
+        Ok(())
+    }
+}
+
+fn qp_type_of(t: u32) -> Result<QpType> {
+    QpType::from_raw(t).ok_or(EINVAL)
+}
+
+pub(crate) fn create(
+    dev: &RrxeDevice,
+    pd: &Pd<Rrxe>,
+    a: &mut QpInitAttr,
+    srq: Option<&Srq<Rrxe>>,
+    udata: Option<&UData>,
+) -> Result<(RrxeQp, u32)> {
+    if let Some(u) = udata {
+        if u.in_len() != 0 || u.out_len() < size_of::<CreateQpResp>() {
+            return Err(EINVAL);
+        }
+    }
+    if a.create_flags != 0 || a.has_xrc_or_rss {
+        return Err(EOPNOTSUPP);
+    }
+    if !matches!(a.qp_type, qpt::RC | qpt::UC | qpt::UD | qpt::GSI) {
+        return Err(EOPNOTSUPP);
+    }
+    if a.qp_type == qpt::GSI && a.port_num != 1 {
+        return Err(EINVAL);
+    }
+    if let Some(s) = srq {
+        if s.pd().data().id != pd.data().id {
+            return Err(EINVAL);
+        }
+    }
+    check_cap(&a.cap, a.has_srq)?;
+
+    // Send queue: a slot holds max(SGEs, inline bytes) after the header, and the
+    // capacities reported back are what the slot actually holds, as rxe.
+    let w = (a.cap.max_send_sge as usize * wqe::SGE_SIZE).max(a.cap.max_inline_data as usize);
+    let mut sq = Queue::new(a.cap.max_send_wr, wqe::SEND_WQE_HDR + w)?;
+    let lim = SqLimits {
+        qp_type: a.qp_type,
+        max_sge: (w / wqe::SGE_SIZE) as u32,
+        max_inline: w as u32,
+    };
+    let capacity = sq.layout().capacity();
+    let mut resp = CreateQpResp {
+        rq_mi: MmapInfo::default(),
+        sq_mi: MmapInfo::default(),
+    };
+    let mut rq = None;
+    if !a.has_srq {
+        let mut q = Queue::new(
+            a.cap.max_recv_wr,
+            wqe::RECV_WQE_HDR + a.cap.max_recv_sge as usize * wqe::SGE_SIZE,
+        )?;
+        if let Some(u) = udata {
+            resp.rq_mi = q.publish(u)?;
+        }
+        a.cap.max_recv_wr = q.layout().capacity();
+        rq = Some(RecvQueue {
+            ring: q,
+            max_sge: a.cap.max_recv_sge,
+        });
+    }
+    if let Some(u) = udata {
+        resp.sq_mi = sq.publish(u)?;
+    }
+    a.cap.max_send_wr = capacity;
+    a.cap.max_send_sge = lim.max_sge;
+    a.cap.max_inline_data = lim.max_inline;
+
+    let mut attr = QpAttr {
+        qp_state: QpState::Reset as u32,
+        path_mtu: MTU_256,
+        port_num: 1,
+        cap: a.cap,
+        ..QpAttr::default()
+    };
+    if a.qp_type == qpt::GSI {
+        attr.qkey = GSI_QKEY;
+    }
+    let mut pending = KVec::new();
+    // Kernel QPs get all their room now, so posting never allocates the list.
+    if udata.is_none() {
+        pending.reserve(capacity as usize, GFP_KERNEL)?;
+    }
+    let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
+    let make = |_qpn: u32| {
+        Arc::pin_init(
+            pin_init!(QpInner {
+                qp_type,
+                pd_id,
+                sq_sig_all,
+                state <- new_spinlock_irq!(QpState_ {
+                    attr,
+                    sq: SendQueue {
+                        ring: udata.is_some().then_some(sq),
+                        lim,
+                        capacity,
+                        pending,
+                    },
+                    rq,
+                }),
+            }),
+            GFP_KERNEL,
+        )
+    };
+    let (qpn, qp) = if a.qp_type == qpt::GSI {
+        let qp = make(1)?;
+        dev.qps.insert_at(1, qp.clone())?;
+        (1, qp)
+    } else {
+        dev.qps.insert_with(make)?
+    };
+    if let Some(u) = udata {
+        if let Err(e) = u.respond(&resp) {
+            dev.qps.remove(qpn);
+            return Err(e);
+        }
+    }
+    Ok((qp, qpn))
+}
+
+/// Completions gathered under the QP lock and posted after it is dropped, so a
+/// consumer's completion handler may call back into the QP.
+struct Completions {
+    send: KVec<Wc>,
+    recv: KVec<Wc>,
+}
+
+impl Completions {
+    fn new() -> Self {
+        Self {
+            send: KVec::new(),
+            recv: KVec::new(),
+        }
+    }
+
+    fn post(self, qp: &Qp<Rrxe>) {
+        for wc in self.send.iter() {
+            let _ = cq::post(qp.send_cq(), wc, false);
+        }
+        for wc in self.recv.iter() {
+            let _ = cq::post(qp.recv_cq(), wc, false);
+        }
+    }
+}
+
+fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
+    Wc {
+        wr_id,
+        status,
+        opcode,
+        qp_num: qp.qp_num(),
+        qp: qp.handle(),
+        port_num: 1,
+        ..Wc::default()
+    }
+}
+
+fn wc_opcode(wr_opcode: u32) -> u32 {
+    use crate::wqe::op;
+    match wr_opcode {
+        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => 1,
+        op::RDMA_READ => 2,
+        op::ATOMIC_CMP_AND_SWP => 3,
+        op::ATOMIC_FETCH_AND_ADD => 4,
+        op::LOCAL_INV => 6,
+        op::REG_MR => 8,
+        _ => 0,
+    }
+}
+
+fn cur_state(st: &QpState_) -> QpState {
+    QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
+}
+
+/// Completes the oldest send WQE: publishes the ring slot for user QPs and reports
+/// it if it is signaled or failed.
+fn complete_send(
+    qp: &Qp<Rrxe>,
+    sig_all: bool,
+    st: &mut QpState_,
+    status: u32,
+    out: &mut Completions,
+) {
+    if st.sq.pending.is_empty() {
+        return;
+    }
+    let p = st.sq.pending.remove(0);
+    let (wr_id, opcode, signaled) = match p {
+        Ok(Pending::Wqe(w)) => (
+            w.wr_id,
+            wc_opcode(w.opcode),
+            w.flags & wqe::flag::SIGNALED != 0,
+        ),
+        Ok(Pending::Bad { wr_id, .. }) => (wr_id, 0, true),
+        Err(_) => return,
+    };
+    if let Some(r) = st.sq.ring.as_mut() {
+        let _ = r.consume();
+    }
+    if signaled || sig_all || status != cq::WC_SUCCESS {
+        let _ = out.send.push(wc(qp, wr_id, status, opcode), GFP_ATOMIC);
+    }
+}
+
+/// Flushes both work queues: the QP is in the error state.
+fn flush(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
+    while !st.sq.pending.is_empty() {
+        complete_send(qp, sig_all, st, WC_WR_FLUSH_ERR, out);
+    }
+    // WQEs still in the user ring: bounded by the ring's capacity whatever the
+    // producer index says.
+    if let Some(r) = st.sq.ring.as_mut() {
+        let n = r.posted_count();
+        let mut id = [0u8; 8];
+        for _ in 0..n {
+            if !matches!(r.peek_posted(&mut id), Ok(true)) {
+                break;
+            }
+            let _ = r.consume();
+            let _ = out.send.push(
+                wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, 0),
+                GFP_ATOMIC,
+            );
+        }
+    }
+    if let Some(rq) = st.rq.as_mut() {
+        let n = rq.ring.posted_count();
+        let mut id = [0u8; 8];
+        for _ in 0..n {
+            if !matches!(rq.ring.peek_posted(&mut id), Ok(true)) {
+                break;
+            }
+            let _ = rq.ring.consume();
+            let _ = out.recv.push(
+                wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, WC_RECV),
+                GFP_ATOMIC,
+            );
+        }
+    }
+}
+
+/// Moves the QP to the error state on its own (a refused WQE) and flushes.
+fn fail(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
+    st.attr.qp_state = QpState::Err as u32;
+    flush(qp, sig_all, st, out);
+}
+
+/// Runs what can run without the data path: reports refused WQEs that reached the
+/// head of the send queue.
+fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
+    if cur_state(st) == QpState::Err {
+        flush(qp, sig_all, st, out);
+        return;
+    }
+    if let Some(Pending::Bad { why, .. }) = st.sq.pending.first() {
+        pr_debug!("rrxe: qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
+        complete_send(qp, sig_all, st, WC_LOC_QP_OP_ERR, out);
+        fail(qp, sig_all, st, out);
+    }
+}
+
+/// Takes the new WQEs of a user send queue into kernel memory, each copied once.
+pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+    let inner = qp.data();
+    let mut out = Completions::new();
+    // The largest slot (208-byte header, 512 bytes of SGEs or inline data, rounded).
+    let mut buf = KVec::from_elem(0u8, 1024, GFP_KERNEL)?;
+    {
+        let mut st = inner.state.lock();
+        let state = cur_state(&st);
+        if matches!(state, QpState::Reset | QpState::Init | QpState::Rtr) {
+            return Ok(());
+        }
+        let pd_id = inner.pd_id;
+        let sq = &mut st.sq;
+        let Some(ring) = sq.ring.as_ref() else {
+            return Err(EINVAL);
+        };
+        let elem = ring.layout().elem_size().min(buf.len());
+        let slot = &mut buf[..elem];
+        let posted = ring.posted_count() as usize;
+        // Only slots beyond the ones already fetched are new.
+        let already = sq.pending.len();
+        for k in already..posted {
+            ring.read_posted(k as u32, slot)?;
+            let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
+            let parsed = parsed.and_then(|w| check_dest(dev, pd_id, w));
+            let p = match parsed {
+                Ok(w) => Pending::Wqe(w),
+                Err(why) => Pending::Bad { wr_id, why },
+            };
+            sq.pending.push(p, GFP_ATOMIC)?;
+        }
+        progress(qp, inner.sq_sig_all, &mut st, &mut out);
+    }
+    out.post(qp);
+    Ok(())
+}
+
+/// A datagram WQE must name an AH of the QP's own PD.
+fn check_dest(dev: &RrxeDevice, pd_id: u32, w: SendWqe) -> Result<SendWqe, Bad> {
+    if let Some(ud) = w.ud {
+        match dev.ahs.get(ud.ah_num) {
+            Some(ah) if ah.pd_id == pd_id => {}
+            _ => return Err(Bad::Address),
+        }
+    }
+    Ok(w)
+}
+
+pub(crate) fn post_send(dev: &RrxeDevice, qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
+    let inner = qp.data();
+    let mut out = Completions::new();
+    {
+        let mut st = inner.state.lock();
+        let state = cur_state(&st);
+        if matches!(state, QpState::Reset | QpState::Init | QpState::Rtr) {
+            return Err(EINVAL);
+        }
+        if st.sq.ring.is_some() {
+            return Err(EINVAL);
+        }
+        if st.sq.pending.len() >= st.sq.capacity as usize {
+            return Err(ENOMEM);
+        }
+        let w = wqe::from_kernel_send(wr, &st.sq.lim)
+            .and_then(|w| check_dest(dev, inner.pd_id, w))
+            .map_err(|b| if b == Bad::NoMem { ENOMEM } else { EINVAL })?;
+        // Room was reserved at creation: this push does not allocate.
+        st.sq.pending.push(Pending::Wqe(w), GFP_ATOMIC)?;
+        progress(qp, inner.sq_sig_all, &mut st, &mut out);
+    }
+    out.post(qp);
+    Ok(())
+}
+
+pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
+    let inner = qp.data();
+    let mut out = Completions::new();
+    {
+        let mut st = inner.state.lock();
+        if st.sq.ring.is_some() {
+            return Err(EINVAL);
+        }
+        let err = cur_state(&st) == QpState::Err;
+        let Some(rq) = st.rq.as_mut() else {
+            return Err(EINVAL);
+        };
+        if wr.sgl.len() > rq.max_sge as usize {
+            return Err(EINVAL);
+        }
+        let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
+        let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
+        wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
+        rq.ring.post(&buf[..n])?;
+        if err {
+            flush(qp, inner.sq_sig_all, &mut st, &mut out);
+        }
+    }
+    out.post(qp);
+    Ok(())
+}
+
+pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Result {
+    use qp_state::attr as m;
+    if mask & !m::STANDARD_BITS != 0 {
+        return Err(EOPNOTSUPP);
+    }
+    let inner = qp.data();
+    let ty = qp_type_of(inner.qp_type)?;
+    let mut out = Completions::new();
+    {
+        let mut st = inner.state.lock();
+        let cur = if mask & m::CUR_STATE != 0 {
+            QpState::from_raw(a.cur_qp_state).ok_or(EINVAL)?
+        } else {
+            cur_state(&st)
+        };
+        let new = if mask & m::STATE != 0 {
+            QpState::from_raw(a.qp_state).ok_or(EINVAL)?
+        } else {
+            cur
+        };
+        if !qp_state::modify_is_ok(cur, new, ty, mask) {
+            return Err(EINVAL);
+        }
+        if mask & m::PORT != 0 && a.port_num != 1 {
+            return Err(EINVAL);
+        }
+        if mask & m::CAP != 0 {
+            check_cap(&a.cap, st.rq.is_none())?;
+        }
+        if mask & m::AV != 0 && !matches!(a.ah_attr.network_type, 2 | 3) {
+            return Err(EINVAL);
+        }
+        if mask & m::PATH_MTU != 0 && (a.path_mtu == 0 || a.path_mtu > max_mtu) {
+            return Err(EINVAL);
+        }
+        if mask & m::MAX_QP_RD_ATOMIC != 0 && u32::from(a.max_rd_atomic) > params::MAX_QP_RD_ATOM {
+            return Err(EINVAL);
+        }
+        if mask & m::MAX_DEST_RD_ATOMIC != 0
+            && u32::from(a.max_dest_rd_atomic) > params::MAX_QP_RD_ATOM
+        {
+            return Err(EINVAL);
+        }
+        if mask & m::TIMEOUT != 0 && a.timeout > MAX_TIMEOUT {
+            return Err(EINVAL);
+        }
+        let s = &mut st.attr;
+        if mask & m::ACCESS_FLAGS != 0 {
+            s.qp_access_flags = a.qp_access_flags;
+        }
+        if mask & m::PKEY_INDEX != 0 {
+            s.pkey_index = a.pkey_index;
+        }
+        if mask & m::QKEY != 0 {
+            s.qkey = a.qkey;
+        }
+        if mask & m::AV != 0 {
+            s.ah_attr = a.ah_attr;
+        }
+        if mask & m::PATH_MTU != 0 {
+            s.path_mtu = a.path_mtu;
+        }
+        if mask & m::TIMEOUT != 0 {
+            s.timeout = a.timeout;
+        }
+        if mask & m::RETRY_CNT != 0 {
+            s.retry_cnt = a.retry_cnt & 7;
+        }
+        if mask & m::RNR_RETRY != 0 {
+            s.rnr_retry = a.rnr_retry & 7;
+        }
+        if mask & m::RQ_PSN != 0 {
+            s.rq_psn = a.rq_psn & 0x00ff_ffff;
+        }
+        if mask & m::MAX_QP_RD_ATOMIC != 0 {
+            s.max_rd_atomic = a.max_rd_atomic;
+        }
+        if mask & m::MIN_RNR_TIMER != 0 {
+            s.min_rnr_timer = a.min_rnr_timer & 0x1f;
+        }
+        if mask & m::SQ_PSN != 0 {
+            s.sq_psn = a.sq_psn & 0x00ff_ffff;
+        }
+        if mask & m::MAX_DEST_RD_ATOMIC != 0 {
+            s.max_dest_rd_atomic = a.max_dest_rd_atomic;
+        }
+        if mask & m::PATH_MIG_STATE != 0 {
+            s.path_mig_state = a.path_mig_state;
+        }
+        if mask & m::DEST_QPN != 0 {
+            s.dest_qp_num = a.dest_qp_num & 0x00ff_ffff;
+        }
+        if mask & m::EN_SQD_ASYNC_NOTIFY != 0 {
+            s.en_sqd_async_notify = a.en_sqd_async_notify;
+        }
+        s.qp_state = new as u32;
+        match new {
+            QpState::Err => flush(qp, inner.sq_sig_all, &mut st, &mut out),
+            QpState::Reset => {
+                // Back to a clean QP: fetched WQEs are dropped without completions.
+                st.sq.pending.clear();
+            }
+            _ => {}
+        }
+    }
+    out.post(qp);
+    Ok(())
+}
+
+pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+    let inner = qp.data();
+    let st = inner.state.lock();
+    *a = st.attr;
+    a.cur_qp_state = a.qp_state;
+    a.sq_draining = u8::from(a.qp_state == QpState::Sqd as u32);
+    a.cap.max_send_wr = st.sq.capacity;
+    a.cap.max_send_sge = st.sq.lim.max_sge;
+    a.cap.max_inline_data = st.sq.lim.max_inline;
+    match &st.rq {
+        Some(rq) => {
+            a.cap.max_recv_wr = rq.ring.layout().capacity();
+            a.cap.max_recv_sge = rq.max_sge;
+        }
+        None => {
+            a.cap.max_recv_wr = 0;
+            a.cap.max_recv_sge = 0;
+        }
+    }
+    init.cap = a.cap;
+    init.sq_sig_all = inner.sq_sig_all;
+    Ok(())
+}
+
+pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+    dev.qps.remove(qp.qp_num());
+    Ok(())
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Shared receive queues: an rxe-compatible ring of `struct rxe_recv_wqe`, resizable,
+//! with the limit event armed by `modify_srq`.
+
+use crate::{
+    device::{Rrxe, RrxeDevice},
+    params,
+    queue::{MmapInfo, Queue},
+    wqe,
+};
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    rdma::{
+        verbs::{write_user, Pd, RecvWr, Srq, SrqAttr, SrqInitAttr},
+        UData,
+    },
+    sync::{Arc, SpinLockIrq},
+};
+
+/// `IB_SRQ_*` attribute mask bits.
+const MAX_WR: u32 = 1;
+const LIMIT: u32 = 2;
+/// `IB_SRQT_BASIC`.
+const SRQT_BASIC: u32 = 0;
+
+struct SrqState {
+    ring: Queue,
+    limit: u32,
+}
+
+/// The driver's SRQ.
+#[pin_data]
+pub(crate) struct SrqInner {
+    pub(crate) num: u32,
+    max_sge: u32,
+    #[pin]
+    state: SpinLockIrq<SrqState>,
+}
+
+pub(crate) type RrxeSrq = Arc<SrqInner>;
+
+/// `struct rxe_create_srq_resp`.
+#[repr(C)]
+struct CreateSrqResp {
+    mi: MmapInfo,
+    srq_num: u32,
+    reserved: u32,
+}
+// SAFETY: Plain integers, no padding.
+unsafe impl kernel::transmute::AsBytes for CreateSrqResp {}
+
+/// `struct rxe_modify_srq_cmd`.
+#[repr(C)]
+#[derive(Default)]
+struct ModifySrqCmd {
+    mmap_info_addr: u64,
+}
+// SAFETY: Plain integers, no padding.
+unsafe impl kernel::transmute::AsBytes for ModifySrqCmd {}
+// SAFETY: Every bit pattern is valid.
+unsafe impl kernel::transmute::FromBytes for ModifySrqCmd {}
+
+fn elem_size(max_sge: u32) -> usize {
+    wqe::RECV_WQE_HDR + max_sge as usize * wqe::SGE_SIZE
+}
+
+pub(crate) fn create(
+    dev: &RrxeDevice,
+    _pd: &Pd<Rrxe>,
+    a: &mut SrqInitAttr,
+    udata: Option<&UData>,
+) -> Result<RrxeSrq> {
+    if a.srq_type != SRQT_BASIC {
+        return Err(EOPNOTSUPP);
+    }
+    let at = &mut a.attr;
+    if at.max_wr == 0 || at.max_wr > params::MAX_SRQ_WR || at.max_sge > params::MAX_SRQ_SGE {
+        return Err(EINVAL);
+    }
+    at.max_sge = at.max_sge.max(1);
+    if at.srq_limit > at.max_wr {
+        return Err(EINVAL);
+    }
+    if let Some(u) = udata {
+        if u.out_len() < size_of::<CreateSrqResp>() {
+            return Err(EINVAL);
+        }
+    }
+    let mut ring = Queue::new(at.max_wr, elem_size(at.max_sge))?;
+    let mut resp = CreateSrqResp {
+        mi: MmapInfo::default(),
+        srq_num: 0,
+        reserved: 0,
+    };
+    if let Some(u) = udata {
+        resp.mi = ring.publish(u)?;
+    }
+    at.max_wr = ring.layout().capacity();
+    let (max_sge, limit) = (at.max_sge, at.srq_limit);
+    let (num, srq) = dev.srqs.insert_with(|num| {
+        Arc::pin_init(
+            pin_init!(SrqInner {
+                num,
+                max_sge,
+                state <- new_spinlock_irq!(SrqState { ring, limit }),
+            }),
+            GFP_KERNEL,
+        )
+    })?;
+    // The number is informational for user space (XRC); lookups go through the pool.
+    resp.srq_num = num;
+    if let Some(u) = udata {
+        if let Err(e) = u.respond(&resp) {
+            dev.srqs.remove(num);
+            return Err(e);
+        }
+    }
+    Ok(srq)
+}
+
+pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
+    if mask & !(MAX_WR | LIMIT) != 0 {
+        return Err(EOPNOTSUPP);
+    }
+    let cmd = match udata {
+        Some(u) => u.copy_in::<ModifySrqCmd>(size_of::<ModifySrqCmd>())?,
+        None => ModifySrqCmd::default(),
+    };
+    let inner = srq.data();
+    if mask & MAX_WR != 0 {
+        if a.max_wr == 0 || a.max_wr > params::MAX_SRQ_WR {
+            return Err(EINVAL);
+        }
+        let mut new = Queue::new(a.max_wr, elem_size(inner.max_sge))?;
+        let mi = match udata {
+            Some(u) if cmd.mmap_info_addr != 0 => Some(new.publish(u)?),
+            _ => None,
+        };
+        {
+            let mut st = inner.state.lock();
+            let limit = if mask & LIMIT != 0 {
+                a.srq_limit
+            } else {
+                st.limit
+            };
+            if limit > new.layout().capacity() {
+                return Err(EINVAL);
+            }
+            st.ring
+                .move_entries(&mut new, false, elem_size(inner.max_sge))?;
+            core::mem::swap(&mut st.ring, &mut new);
+            st.limit = limit;
+        }
+        // The old ring is freed here, outside the lock (it may sleep).
+        drop(new);
+        if let Some(mi) = mi {
+            // rdma-core's rxe provider passes where to write the new mapping.
+            write_user(cmd.mmap_info_addr, &mi)?;
+        }
+        return Ok(());
+    }
+    let mut st = inner.state.lock();
+    if a.srq_limit > st.ring.layout().capacity() {
+        return Err(EINVAL);
+    }
+    st.limit = a.srq_limit;
+    Ok(())
+}
+
+pub(crate) fn query(srq: &Srq<Rrxe>) -> Result<SrqAttr> {
+    let inner = srq.data();
+    let st = inner.state.lock();
+    Ok(SrqAttr {
+        max_wr: st.ring.layout().capacity(),
+        max_sge: inner.max_sge,
+        srq_limit: st.limit,
+    })
+}
+
+pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
+    let inner = srq.data();
+    if wr.sgl.len() > inner.max_sge as usize {
+        return Err(EINVAL);
+    }
+    let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
+    let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
+    wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
+    inner.state.lock().ring.post(&buf[..n])
+}
+
+pub(crate) fn destroy(dev: &RrxeDevice, srq: &Srq<Rrxe>) -> Result {
+    dev.srqs.remove(srq.data().num);
+    Ok(())
+}

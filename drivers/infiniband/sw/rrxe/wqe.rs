@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Work queue entries: the rdma_user_rxe.h layouts user space writes into the rings,
+//! and the validated, kernel-private forms the driver works from.
+//!
+//! A ring slot is copied out once ([`crate::queue::Queue::peek_posted`]) and parsed
+//! here from that copy. Nothing is read from the ring again, and none of rxe's
+//! in-ring progress fields (state, cur_sge, resid, sge_offset, PSNs) is trusted or even
+//! read: the driver rebuilds them.
+
+use kernel::{prelude::*, rdma::verbs::Sge};
+
+/// `sizeof(struct rxe_send_wqe)`: the SGEs or inline data follow.
+pub(crate) const SEND_WQE_HDR: usize = 208;
+/// `sizeof(struct rxe_recv_wqe)`: the SGEs follow.
+pub(crate) const RECV_WQE_HDR: usize = 40;
+/// `sizeof(struct rxe_sge)`.
+pub(crate) const SGE_SIZE: usize = 16;
+/// The largest message, `max_msg_sz`.
+pub(crate) const MAX_MSG: u64 = 1 << 31;
+
+/// `IB_WR_*` / `IBV_WR_*` opcodes (the same numbers on both sides).
+pub(crate) mod op {
+    pub(crate) const RDMA_WRITE: u32 = 0;
+    pub(crate) const RDMA_WRITE_WITH_IMM: u32 = 1;
+    pub(crate) const SEND: u32 = 2;
+    pub(crate) const SEND_WITH_IMM: u32 = 3;
+    pub(crate) const RDMA_READ: u32 = 4;
+    pub(crate) const ATOMIC_CMP_AND_SWP: u32 = 5;
+    pub(crate) const ATOMIC_FETCH_AND_ADD: u32 = 6;
+    pub(crate) const LOCAL_INV: u32 = 7;
+    pub(crate) const SEND_WITH_INV: u32 = 9;
+    /// Kernel-only: never accepted from a user ring.
+    pub(crate) const REG_MR: u32 = 0x20;
+}
+
+/// `IB_SEND_*` flags.
+pub(crate) mod flag {
+    pub(crate) const FENCE: u32 = 1;
+    pub(crate) const SIGNALED: u32 = 2;
+    pub(crate) const SOLICITED: u32 = 4;
+    pub(crate) const INLINE: u32 = 8;
+    pub(crate) const IP_CSUM: u32 = 16;
+    pub(crate) const ALL: u32 = FENCE | SIGNALED | SOLICITED | INLINE | IP_CSUM;
+}
+
+/// `IB_QPT_*`.
+pub(crate) mod qpt {
+    pub(crate) const GSI: u32 = 1;
+    pub(crate) const RC: u32 = 2;
+    pub(crate) const UC: u32 = 3;
+    pub(crate) const UD: u32 = 4;
+}
+
+/// Whether the QP type accepts the opcode from user space (what rdma-core's rxe
+/// provider itself allows, minus what the data path does not implement).
+pub(crate) fn user_opcode_ok(qp_type: u32, opcode: u32) -> bool {
+    match qp_type {
+        qpt::RC => matches!(opcode, 0..=7 | op::SEND_WITH_INV),
+        qpt::UC => matches!(opcode, 0..=3 | op::SEND_WITH_INV),
+        qpt::UD | qpt::GSI => matches!(opcode, op::SEND | op::SEND_WITH_IMM),
+        _ => false,
+    }
+}
+
+/// Whether the QP type accepts the opcode from a kernel consumer.
+pub(crate) fn kernel_opcode_ok(qp_type: u32, opcode: u32) -> bool {
+    user_opcode_ok(qp_type, opcode)
+        || (opcode == op::REG_MR && qp_type != qpt::UD && qp_type != qpt::GSI)
+}
+
+/// A datagram destination, checked against the AH pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UdDest {
+    pub(crate) ah_num: u32,
+    pub(crate) remote_qpn: u32,
+    pub(crate) remote_qkey: u32,
+    pub(crate) pkey_index: u16,
+}
+
+/// A fast-registration request (kernel consumers only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RegArgs {
+    pub(crate) mr_index: u32,
+    pub(crate) key: u32,
+    pub(crate) access: u32,
+}
+
+/// A validated send WQE in kernel memory.
+#[allow(dead_code, reason = "the fields are the requester's input (data path)")]
+pub(crate) struct SendWqe {
+    pub(crate) wr_id: u64,
+    pub(crate) opcode: u32,
+    pub(crate) flags: u32,
+    pub(crate) ex: u32,
+    pub(crate) remote_addr: u64,
+    pub(crate) rkey: u32,
+    pub(crate) compare_add: u64,
+    pub(crate) swap: u64,
+    pub(crate) ud: Option<UdDest>,
+    pub(crate) reg: Option<RegArgs>,
+    pub(crate) sgl: KVec<Sge>,
+    pub(crate) inline_data: KVec<u8>,
+    /// Total payload length, rebuilt from the SGEs or inline data.
+    pub(crate) length: u32,
+}
+
+/// Why a WQE was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bad {
+    /// The opcode or flags are not valid for this QP.
+    Opcode,
+    /// Too many SGEs, too much inline data or a message over `max_msg_sz`.
+    Length,
+    /// A datagram WQE without a valid address handle of the QP's PD.
+    Address,
+    /// An atomic with a misaligned address or a payload other than 8 bytes.
+    Atomic,
+    /// No memory to hold the copy.
+    NoMem,
+}
+
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    let mut v = [0u8; 4];
+    v.copy_from_slice(&b[off..off + 4]);
+    u32::from_ne_bytes(v)
+}
+
+fn u64_at(b: &[u8], off: usize) -> u64 {
+    let mut v = [0u8; 8];
+    v.copy_from_slice(&b[off..off + 8]);
+    u64::from_ne_bytes(v)
+}
+
+/// Limits a send WQE is checked against: the QP's actual capacities.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SqLimits {
+    pub(crate) qp_type: u32,
+    pub(crate) max_sge: u32,
+    pub(crate) max_inline: u32,
+}
+
+fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<KVec<Sge>, Bad> {
+    let mut v = KVec::with_capacity(n, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+    for i in 0..n {
+        let o = off + i * SGE_SIZE;
+        v.push(
+            Sge {
+                addr: u64_at(slot, o),
+                length: u32_at(slot, o + 8),
+                lkey: u32_at(slot, o + 12),
+            },
+            GFP_ATOMIC,
+        )
+        .map_err(|_| Bad::NoMem)?;
+    }
+    Ok(v)
+}
+
+fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
+    let sum: u64 = sgl.iter().map(|s| u64::from(s.length)).sum();
+    if sum > MAX_MSG {
+        return Err(Bad::Length);
+    }
+    Ok(sum as u32)
+}
+
+/// Parses the copy `slot` of one user send-queue slot (`struct rxe_send_wqe`).
+///
+/// Returns the wr_id too on failure, so the error completion can carry it.
+pub(crate) fn parse_user_send(slot: &[u8], lim: &SqLimits) -> (u64, Result<SendWqe, Bad>) {
+    let wr_id = u64_at(slot, 0);
+    (wr_id, parse_user_send_inner(slot, lim, wr_id))
+}
+
+fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<SendWqe, Bad> {
+    let opcode = u32_at(slot, 12);
+    let flags = u32_at(slot, 16);
+    if !user_opcode_ok(lim.qp_type, opcode) || flags & !flag::ALL != 0 {
+        return Err(Bad::Opcode);
+    }
+    let mut w = SendWqe {
+        wr_id,
+        opcode,
+        flags,
+        ex: u32_at(slot, 20),
+        remote_addr: 0,
+        rkey: 0,
+        compare_add: 0,
+        swap: 0,
+        ud: None,
+        reg: None,
+        sgl: KVec::new(),
+        inline_data: KVec::new(),
+        length: 0,
+    };
+    match opcode {
+        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM | op::RDMA_READ => {
+            w.remote_addr = u64_at(slot, 24);
+            w.rkey = u32_at(slot, 32);
+        }
+        op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD => {
+            w.remote_addr = u64_at(slot, 24);
+            w.compare_add = u64_at(slot, 32);
+            w.swap = u64_at(slot, 40);
+            w.rkey = u32_at(slot, 48);
+        }
+        op::SEND | op::SEND_WITH_IMM if matches!(lim.qp_type, qpt::UD | qpt::GSI) => {
+            // Only the AH number is used; the AV copy in the ring (wr.ud.av) would let
+            // user space choose its own source address, so it is never read.
+            w.ud = Some(UdDest {
+                remote_qpn: u32_at(slot, 24) & 0x00ff_ffff,
+                remote_qkey: u32_at(slot, 28),
+                pkey_index: u32_at(slot, 32) as u16,
+                ah_num: u32_at(slot, 36),
+            });
+            if u32_at(slot, 36) == 0 {
+                return Err(Bad::Address);
+            }
+        }
+        _ => {}
+    }
+    // The dma header (offset 184): only num_sge (196) and, for inline data, length
+    // (184) are inputs; resid, cur_sge and sge_offset are rebuilt.
+    let num_sge = u32_at(slot, 196);
+    if flags & flag::INLINE != 0 && !matches!(opcode, op::RDMA_READ | 5 | 6 | op::LOCAL_INV) {
+        let len = u32_at(slot, 184);
+        if len > lim.max_inline || SEND_WQE_HDR + len as usize > slot.len() {
+            return Err(Bad::Length);
+        }
+        let bytes = &slot[SEND_WQE_HDR..SEND_WQE_HDR + len as usize];
+        let mut v = KVec::with_capacity(bytes.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        v.extend_from_slice(bytes, GFP_ATOMIC)
+            .map_err(|_| Bad::NoMem)?;
+        w.inline_data = v;
+        w.length = len;
+    } else if opcode != op::LOCAL_INV {
+        if num_sge > lim.max_sge || SEND_WQE_HDR + num_sge as usize * SGE_SIZE > slot.len() {
+            return Err(Bad::Length);
+        }
+        w.sgl = sgl_from(slot, SEND_WQE_HDR, num_sge as usize)?;
+        w.length = total_len(&w.sgl)?;
+    }
+    check_atomic(&w)?;
+    Ok(w)
+}
+
+fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
+    if matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
+        && (w.length != 8 || w.remote_addr & 7 != 0 || w.flags & flag::INLINE != 0)
+    {
+        return Err(Bad::Atomic);
+    }
+    Ok(())
+}
+
+/// Builds a send WQE from a kernel consumer's work request.
+pub(crate) fn from_kernel_send(
+    wr: &kernel::rdma::verbs::SendWr<'_, crate::device::Rrxe>,
+    lim: &SqLimits,
+) -> Result<SendWqe, Bad> {
+    use kernel::rdma::verbs::SendWrArgs;
+    if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {
+        return Err(Bad::Opcode);
+    }
+    if wr.sgl.len() > lim.max_sge as usize {
+        return Err(Bad::Length);
+    }
+    let mut w = SendWqe {
+        wr_id: wr.wr_id,
+        opcode: wr.opcode,
+        flags: wr.send_flags,
+        ex: wr.ex,
+        remote_addr: 0,
+        rkey: 0,
+        compare_add: 0,
+        swap: 0,
+        ud: None,
+        reg: None,
+        sgl: KVec::new(),
+        inline_data: KVec::new(),
+        length: 0,
+    };
+    match wr.args {
+        SendWrArgs::Rdma { remote_addr, rkey } => {
+            w.remote_addr = remote_addr;
+            w.rkey = rkey;
+        }
+        SendWrArgs::Atomic {
+            remote_addr,
+            compare_add,
+            swap,
+            rkey,
+        } => {
+            w.remote_addr = remote_addr;
+            w.compare_add = compare_add;
+            w.swap = swap;
+            w.rkey = rkey;
+        }
+        SendWrArgs::Ud {
+            ah,
+            remote_qpn,
+            remote_qkey,
+            pkey_index,
+        } => {
+            w.ud = Some(UdDest {
+                ah_num: ah.data().num,
+                remote_qpn: remote_qpn & 0x00ff_ffff,
+                remote_qkey,
+                pkey_index,
+            });
+        }
+        SendWrArgs::Reg { mr, key, access } => {
+            w.reg = Some(RegArgs {
+                mr_index: mr.data().index,
+                key,
+                access,
+            });
+        }
+        SendWrArgs::None => {
+            if matches!(lim.qp_type, qpt::UD | qpt::GSI) {
+                return Err(Bad::Address);
+            }
+        }
+    }
+    if w.opcode != op::REG_MR && w.opcode != op::LOCAL_INV {
+        let mut v = KVec::with_capacity(wr.sgl.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        v.extend_from_slice(wr.sgl, GFP_ATOMIC)
+            .map_err(|_| Bad::NoMem)?;
+        w.sgl = v;
+        w.length = total_len(&w.sgl)?;
+        if w.flags & flag::INLINE != 0 && w.length > lim.max_inline {
+            return Err(Bad::Length);
+        }
+    }
+    check_atomic(&w)?;
+    Ok(w)
+}
+
+/// The `struct rxe_recv_wqe` bytes a kernel consumer's receive WR is posted as, so the
+/// receive side parses kernel and user WQEs the same way.
+pub(crate) fn encode_recv(wr_id: u64, sgl: &[Sge], out: &mut [u8]) -> Result {
+    if RECV_WQE_HDR + sgl.len() * SGE_SIZE > out.len() {
+        return Err(EINVAL);
+    }
+    out.fill(0);
+    out[0..8].copy_from_slice(&wr_id.to_ne_bytes());
+    let len: u64 = sgl.iter().map(|s| u64::from(s.length)).sum();
+    let len = u32::try_from(len).map_err(|_| EINVAL)?;
+    out[16..20].copy_from_slice(&len.to_ne_bytes());
+    out[20..24].copy_from_slice(&len.to_ne_bytes());
+    out[28..32].copy_from_slice(&(sgl.len() as u32).to_ne_bytes());
+    for (i, s) in sgl.iter().enumerate() {
+        let o = RECV_WQE_HDR + i * SGE_SIZE;
+        out[o..o + 8].copy_from_slice(&s.addr.to_ne_bytes());
+        out[o + 8..o + 12].copy_from_slice(&s.length.to_ne_bytes());
+        out[o + 12..o + 16].copy_from_slice(&s.lkey.to_ne_bytes());
+    }
+    Ok(())
+}
+
+/// A validated receive WQE in kernel memory.
+#[allow(dead_code, reason = "the fields are the responder's input (data path)")]
+pub(crate) struct RecvWqe {
+    pub(crate) wr_id: u64,
+    pub(crate) sgl: KVec<Sge>,
+    pub(crate) length: u32,
+}
+
+/// Parses the copy of one receive-queue slot (`struct rxe_recv_wqe`).
+pub(crate) fn parse_recv(slot: &[u8], max_sge: u32) -> (u64, Result<RecvWqe, Bad>) {
+    let wr_id = u64_at(slot, 0);
+    let num_sge = u32_at(slot, 28);
+    if num_sge > max_sge || RECV_WQE_HDR + num_sge as usize * SGE_SIZE > slot.len() {
+        return (wr_id, Err(Bad::Length));
+    }
+    let r = sgl_from(slot, RECV_WQE_HDR, num_sge as usize).and_then(|sgl| {
+        let length = total_len(&sgl)?;
+        Ok(RecvWqe { wr_id, sgl, length })
+    });
+    (wr_id, r)
+}
+
+#[kernel::macros::kunit_tests(rrxe_wqe)]
+mod tests {
+    use super::*;
+
+    const RC: SqLimits = SqLimits {
+        qp_type: qpt::RC,
+        max_sge: 4,
+        max_inline: 64,
+    };
+
+    fn slot(opcode: u32, flags: u32, num_sge: u32) -> [u8; 512] {
+        let mut s = [0u8; 512];
+        s[0..8].copy_from_slice(&0x1234u64.to_ne_bytes());
+        s[12..16].copy_from_slice(&opcode.to_ne_bytes());
+        s[16..20].copy_from_slice(&flags.to_ne_bytes());
+        s[196..200].copy_from_slice(&num_sge.to_ne_bytes());
+        s
+    }
+
+    #[test]
+    fn good_send_is_rebuilt_from_sges() {
+        let mut s = slot(op::SEND, flag::SIGNALED, 2);
+        s[208 + 8..208 + 12].copy_from_slice(&100u32.to_ne_bytes());
+        s[224 + 8..224 + 12].copy_from_slice(&28u32.to_ne_bytes());
+        // Bogus in-ring progress fields are ignored.
+        s[188..192].copy_from_slice(&u32::MAX.to_ne_bytes()); // resid
+        s[192..196].copy_from_slice(&999u32.to_ne_bytes()); // cur_sge
+        let (id, w) = parse_user_send(&s, &RC);
+        let w = w.unwrap();
+        assert_eq!((id, w.length, w.sgl.len()), (0x1234, 128, 2));
+    }
+
+    #[test]
+    fn hostile_sends_are_refused() {
+        assert_eq!(
+            parse_user_send(&slot(op::SEND, 0, 5), &RC).1.err(),
+            Some(Bad::Length)
+        );
+        assert_eq!(
+            parse_user_send(&slot(op::SEND, 0, u32::MAX), &RC).1.err(),
+            Some(Bad::Length)
+        );
+        assert_eq!(
+            parse_user_send(&slot(op::REG_MR, 0, 0), &RC).1.err(),
+            Some(Bad::Opcode)
+        );
+        assert_eq!(
+            parse_user_send(&slot(1000, 0, 0), &RC).1.err(),
+            Some(Bad::Opcode)
+        );
+        assert_eq!(
+            parse_user_send(&slot(op::SEND, 0x100, 0), &RC).1.err(),
+            Some(Bad::Opcode)
+        );
+        let mut s = slot(op::SEND, flag::INLINE, 0);
+        s[184..188].copy_from_slice(&65u32.to_ne_bytes());
+        assert_eq!(parse_user_send(&s, &RC).1.err(), Some(Bad::Length));
+        let ud = SqLimits {
+            qp_type: qpt::UD,
+            ..RC
+        };
+        assert_eq!(
+            parse_user_send(&slot(op::SEND, 0, 0), &ud).1.err(),
+            Some(Bad::Address)
+        );
+        assert_eq!(
+            parse_user_send(&slot(op::RDMA_WRITE, 0, 0), &ud).1.err(),
+            Some(Bad::Opcode)
+        );
+        let mut a = slot(op::ATOMIC_FETCH_AND_ADD, 0, 1);
+        a[24..32].copy_from_slice(&4u64.to_ne_bytes());
+        a[208 + 8..208 + 12].copy_from_slice(&8u32.to_ne_bytes());
+        assert_eq!(parse_user_send(&a, &RC).1.err(), Some(Bad::Atomic));
+    }
+
+    #[test]
+    fn recv_roundtrip_and_bounds() {
+        let mut b = [0u8; 128];
+        let sgl = [
+            Sge {
+                addr: 1,
+                length: 10,
+                lkey: 3,
+            },
+            Sge {
+                addr: 2,
+                length: 20,
+                lkey: 4,
+            },
+        ];
+        encode_recv(77, &sgl, &mut b).unwrap();
+        let (id, r) = parse_recv(&b, 2);
+        let r = r.unwrap();
+        assert_eq!((id, r.length, r.sgl.len()), (77, 30, 2));
+        assert_eq!(r.sgl[1], sgl[1]);
+        assert!(parse_recv(&b, 1).1.is_err());
+        b[28..32].copy_from_slice(&u32::MAX.to_ne_bytes());
+        assert!(parse_recv(&b, 32).1.is_err());
+    }
+}
