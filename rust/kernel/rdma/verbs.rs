@@ -477,10 +477,13 @@ pub struct QpAttr {
 }
 
 impl QpAttr {
+    /// Copies the attributes; the primary path only if `mask` has `IB_QP_AV`, since
+    /// consumers leave it uninitialised otherwise.
+    ///
     /// # Safety
     ///
-    /// As [`AhAttr::from_raw`] for the embedded path.
-    unsafe fn from_raw(a: &bindings::ib_qp_attr) -> Self {
+    /// With `IB_QP_AV` in `mask`, as [`AhAttr::from_raw`] for the embedded path.
+    unsafe fn from_raw(a: &bindings::ib_qp_attr, mask: u32) -> Self {
         Self {
             qp_state: a.qp_state,
             cur_qp_state: a.cur_qp_state,
@@ -492,8 +495,12 @@ impl QpAttr {
             dest_qp_num: a.dest_qp_num,
             qp_access_flags: a.qp_access_flags as u32,
             cap: QpCap::from_raw(&a.cap),
-            // SAFETY: Per the contract.
-            ah_attr: unsafe { AhAttr::from_raw(&a.ah_attr) },
+            ah_attr: if mask & bindings::ib_qp_attr_mask_IB_QP_AV != 0 {
+                // SAFETY: Per the contract.
+                unsafe { AhAttr::from_raw(&a.ah_attr) }
+            } else {
+                AhAttr::default()
+            },
             pkey_index: a.pkey_index,
             en_sqd_async_notify: a.en_sqd_async_notify,
             sq_draining: a.sq_draining,
@@ -928,7 +935,7 @@ impl<T: Driver> Ops<T> {
             let (q, a, u) = unsafe {
                 (
                     Qp::<T>::from_raw(qp),
-                    QpAttr::from_raw(&*attr),
+                    QpAttr::from_raw(&*attr, mask as u32),
                     UData::from_raw(udata),
                 )
             };
