@@ -148,8 +148,11 @@ pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u
         }
         _ => return Err(EINVAL),
     }
-    s.store = new;
+    let old = core::mem::replace(&mut s.store, new);
     s.capacity = cap;
+    drop(s);
+    // Freeing a published ring may sleep: only after the spinlock is released.
+    drop(old);
     Ok(cap)
 }
 
@@ -174,7 +177,7 @@ pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
         }
     };
     if res.is_err() {
-        pr_warn!("rrxe: CQ overflow\n");
+        pr_warn!("CQ overflow\n");
         cq.raise(event::CQ_ERR);
         return res;
     }
