@@ -86,3 +86,48 @@ impl<V: Send + Sync + 'static> Pool<V> {
         drop(v);
     }
 }
+
+#[kernel::macros::kunit_tests(rrxe_pool)]
+mod tests {
+    use super::*;
+
+    fn pool(min: u32, max: u32) -> Pin<KBox<Pool<u32>>> {
+        KBox::pin_init(Pool::new(min, max), GFP_KERNEL).unwrap()
+    }
+
+    fn add(p: &Pool<u32>, v: u32) -> Result<u32> {
+        p.insert_with(|_| Ok(Arc::new(v, GFP_KERNEL)?))
+            .map(|(i, _)| i)
+    }
+
+    #[test]
+    fn numbers_rotate_and_stay_in_range() {
+        let p = pool(16, 19);
+        assert_eq!(add(&p, 1), Ok(16));
+        assert_eq!(add(&p, 2), Ok(17));
+        p.remove(16);
+        // A freed number is not reused at once: stale handles miss.
+        assert_eq!(add(&p, 3), Ok(18));
+        assert_eq!(add(&p, 4), Ok(19));
+        assert_eq!(add(&p, 5), Ok(16));
+        assert_eq!(add(&p, 6), Err(ENOMEM));
+        assert_eq!(p.get(17).map(|v| *v), Some(2));
+        assert!(p.get(15).is_none() && p.get(20).is_none() && p.get(u32::MAX).is_none());
+    }
+
+    #[test]
+    fn fixed_numbers_and_lookups() {
+        let p = pool(16, 31);
+        p.insert_at(1, Arc::new(7, GFP_KERNEL).unwrap()).unwrap();
+        assert_eq!(
+            p.insert_at(1, Arc::new(8, GFP_KERNEL).unwrap()),
+            Err(EEXIST)
+        );
+        assert_eq!(p.get(1).map(|v| *v), Some(7));
+        p.remove(1);
+        assert!(p.get(1).is_none());
+        // A failing constructor leaves the number free.
+        assert_eq!(p.insert_with(|_| Err(EINVAL)).map(|(i, _)| i), Err(EINVAL));
+        assert_eq!(add(&p, 9), Ok(16));
+    }
+}

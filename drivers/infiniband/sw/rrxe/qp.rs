@@ -356,7 +356,7 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
         return;
     }
     if let Some(Pending::Bad { why, .. }) = st.sq.pending.first() {
-        pr_debug!("rrxe: qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
+        pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
         complete_send(qp, sig_all, st, WC_LOC_QP_OP_ERR, out);
         fail(qp, sig_all, st, out);
     }
