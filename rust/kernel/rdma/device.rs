@@ -146,8 +146,14 @@ pub trait Driver: Sized + 'static {
     /// `post_srq_recv` of one WR from a kernel consumer.
     fn post_srq_recv(srq: &Srq<Self>, wr: &RecvWr<'_>) -> Result;
 
-    /// `create_ah` / `create_user_ah`.
-    fn create_ah(pd: &Pd<Self>, attr: &AhAttr, udata: Option<&UData>) -> Result<Self::Ah>;
+    /// `create_ah` / `create_user_ah`. Unless `sleepable`, the caller holds spinlocks
+    /// (the CM does) and the driver must neither sleep nor allocate with GFP_KERNEL.
+    fn create_ah(
+        pd: &Pd<Self>,
+        attr: &AhAttr,
+        sleepable: bool,
+        udata: Option<&UData>,
+    ) -> Result<Self::Ah>;
 
     /// `query_ah`.
     fn query_ah(ah: &Ah<Self>) -> Result<AhAttr>;

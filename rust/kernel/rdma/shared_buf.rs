@@ -171,6 +171,8 @@ impl SharedBuf {
 
 impl Drop for SharedBuf {
     fn drop(&mut self) {
+        // Removing the mmap entry takes a mutex, and vfree may sleep.
+        crate::task::might_sleep();
         let e = self.entry.as_ptr();
         if self.published {
             // SAFETY: The entry was inserted. Removing it stops new mappings and drops

@@ -58,6 +58,7 @@ impl Umem {
 
 impl Drop for Umem {
     fn drop(&mut self) {
+        crate::task::might_sleep();
         // SAFETY: By the type invariant we own the umem.
         unsafe { bindings::ib_umem_release(self.0.as_ptr()) };
     }

@@ -804,8 +804,10 @@ impl<T: Driver> Ops<T> {
             // SAFETY: A created CQ; `udata` null or valid.
             let (c, u) = unsafe { (Cq::<T>::from_raw(cq), UData::from_raw(udata)) };
             let n = T::resize_cq(c, cqe, u.as_ref())?;
-            // SAFETY: The core serialises resize against other CQ verbs.
-            unsafe { (*cq).cqe = n as c_int };
+            // SAFETY: A plain store to the live CQ. Two concurrent resizes may race
+            // here (the core takes the CQ's uobject for read only); either value is
+            // one the driver reported.
+            unsafe { core::ptr::write_volatile(&raw mut (*cq).cqe, n as c_int) };
             Ok(0)
         })
     }
@@ -895,8 +897,10 @@ impl<T: Driver> Ops<T> {
                 has_srq: !i.srq.is_null(),
                 has_xrc_or_rss: !i.xrcd.is_null() || !i.rwq_ind_tbl.is_null(),
             };
-            if i.send_cq.is_null() || i.recv_cq.is_null() {
-                return Err(EINVAL);
+            // XRC target QPs come without a PD or CQs; they are not supported.
+            // SAFETY: `qp` is the core's object.
+            if i.send_cq.is_null() || i.recv_cq.is_null() || unsafe { (*qp).pd }.is_null() {
+                return Err(EOPNOTSUPP);
             }
             // SAFETY: Objects of this driver, kept alive by the core's references.
             let (pd, scq, rcq, srq) = unsafe {
@@ -1061,12 +1065,12 @@ impl<T: Driver> Ops<T> {
             bindings::ib_wr_opcode_IB_WR_REG_MR => {
                 // SAFETY: REG_MR comes in an `ib_reg_wr`.
                 let x = unsafe { &*w.cast::<bindings::ib_reg_wr>() };
-                if x.mr.is_null() {
+                // SAFETY: A non-null MR from the consumer is a valid `ib_mr`.
+                if x.mr.is_null() || unsafe { (*x.mr).device } != q.device().as_raw() {
                     return Err(EINVAL);
                 }
                 SendWrArgs::Reg {
-                    // SAFETY: Kernel consumers pass MRs of this device, alive for the
-                    // call (the driver checks the device before using it).
+                    // SAFETY: An MR of this device (checked above), alive for the call.
                     mr: unsafe { Mr::<T>::from_raw(x.mr) },
                     key: x.key,
                     access: x.access as u32,
@@ -1077,11 +1081,12 @@ impl<T: Driver> Ops<T> {
             {
                 // SAFETY: Datagram SENDs come in an `ib_ud_wr`.
                 let x = unsafe { &*w.cast::<bindings::ib_ud_wr>() };
-                if x.ah.is_null() {
+                // SAFETY: A non-null AH from the consumer is a valid `ib_ah`.
+                if x.ah.is_null() || unsafe { (*x.ah).device } != q.device().as_raw() {
                     return Err(EINVAL);
                 }
                 SendWrArgs::Ud {
-                    // SAFETY: An AH of this device, alive for the call.
+                    // SAFETY: An AH of this device (checked above), alive for the call.
                     ah: unsafe { Ah::<T>::from_raw(x.ah) },
                     remote_qpn: x.remote_qpn,
                     remote_qkey: x.remote_qkey,
@@ -1278,7 +1283,11 @@ impl<T: Driver> Ops<T> {
             };
             // SAFETY: `udata` null or valid.
             let u = unsafe { UData::from_raw(udata) };
-            let data = T::create_ah(pd, &a, u.as_ref())?;
+            // The CM creates AHs under spinlocks: then the driver must not sleep.
+            // SAFETY: `init` is valid.
+            let flags = unsafe { (*init).flags };
+            let sleepable = flags & bindings::rdma_create_ah_flags_RDMA_CREATE_AH_SLEEPABLE != 0;
+            let data = T::create_ah(pd, &a, sleepable, u.as_ref())?;
             // SAFETY: `ah` is an `ObjWith<ib_ah, T::Ah>` whose data slot is unused.
             unsafe { ObjWith::<bindings::ib_ah, T::Ah>::init(ah, data) };
             Ok(0)
@@ -1314,31 +1323,24 @@ impl<T: Driver> Ops<T> {
         })
     }
 
-    fn new_mr(res: Result<(T::Mr, MrKeys)>) -> *mut bindings::ib_mr {
-        let (data, keys) = match res {
+    /// Allocates the MR, then lets `make` register it. The allocation comes first so
+    /// that a registration never succeeds in the driver for an MR the core is told
+    /// failed.
+    fn new_mr(make: impl FnOnce() -> Result<(T::Mr, MrKeys)>) -> *mut bindings::ib_mr {
+        let slot = match KBox::<ObjWith<bindings::ib_mr, T::Mr>>::new_uninit(GFP_KERNEL) {
+            Ok(b) => b,
+            Err(e) => return Error::from(e).to_ptr(),
+        };
+        let (data, keys) = match make() {
             Ok(v) => v,
             Err(e) => return e.to_ptr(),
         };
-        let obj = KBox::new(
-            ObjWith {
-                core: pin_init::zeroed::<bindings::ib_mr>(),
-                data,
-            },
-            GFP_KERNEL,
-        );
-        match obj {
-            Ok(o) => {
-                let p = KBox::into_raw(o);
-                // SAFETY: `p` is the live allocation just leaked; the core fills in
-                // the rest of the `ib_mr` after we return it.
-                unsafe {
-                    (*p).core.lkey = keys.lkey;
-                    (*p).core.rkey = keys.rkey;
-                }
-                p.cast()
-            }
-            Err(e) => Error::from(e).to_ptr(),
-        }
+        let mut core: bindings::ib_mr = pin_init::zeroed();
+        core.lkey = keys.lkey;
+        core.rkey = keys.rkey;
+        // The core fills in the rest of the `ib_mr` after we return it.
+        let obj = KBox::write(slot, ObjWith { core, data });
+        KBox::into_raw(obj).cast()
     }
 
     /// # Safety
@@ -1350,7 +1352,7 @@ impl<T: Driver> Ops<T> {
     ) -> *mut bindings::ib_mr {
         // SAFETY: A created PD.
         let p = unsafe { Pd::<T>::from_raw(pd) };
-        Self::new_mr(T::get_dma_mr(p, access as u32))
+        Self::new_mr(|| T::get_dma_mr(p, access as u32))
     }
 
     /// # Safety
@@ -1370,14 +1372,7 @@ impl<T: Driver> Ops<T> {
         }
         // SAFETY: A created PD; `udata` null or valid.
         let (p, u) = unsafe { (Pd::<T>::from_raw(pd), UData::from_raw(udata)) };
-        Self::new_mr(T::reg_user_mr(
-            p,
-            start,
-            length,
-            iova,
-            access as u32,
-            u.as_ref(),
-        ))
+        Self::new_mr(|| T::reg_user_mr(p, start, length, iova, access as u32, u.as_ref()))
     }
 
     /// # Safety
@@ -1390,7 +1385,7 @@ impl<T: Driver> Ops<T> {
     ) -> *mut bindings::ib_mr {
         // SAFETY: A created PD.
         let p = unsafe { Pd::<T>::from_raw(pd) };
-        Self::new_mr(T::alloc_mr(p, mr_type, max_num_sg))
+        Self::new_mr(|| T::alloc_mr(p, mr_type, max_num_sg))
     }
 
     /// # Safety

@@ -40,20 +40,22 @@ pub(crate) fn create(
     dev: &RrxeDevice,
     pd: &Pd<Rrxe>,
     attr: &AhAttr,
+    sleepable: bool,
     udata: Option<&UData>,
 ) -> Result<RrxeAh> {
+    let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
     if attr.port_num != 1 || !matches!(attr.network_type, NETWORK_IPV4 | NETWORK_IPV6) {
         return Err(EINVAL);
     }
     let pd_id = pd.data().id;
-    let (num, ah) = dev.ahs.insert_with(|num| {
+    let (num, ah) = dev.ahs.insert_with(gfp, |num| {
         Ok(Arc::new(
             AhInner {
                 num,
                 pd_id,
                 attr: *attr,
             },
-            GFP_KERNEL,
+            gfp,
         )?)
     })?;
     if let Some(u) = udata {

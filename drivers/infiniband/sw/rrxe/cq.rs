@@ -8,7 +8,7 @@
 //! a `struct ib_wc` with fields no ring entry carries.
 
 use crate::{device::Rrxe, params, queue::Queue};
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -56,6 +56,8 @@ pub(crate) struct CqInner {
     state: SpinLockIrq<CqState>,
     /// `IB_CQ_SOLICITED` / `IB_CQ_NEXT_COMP` armed by `req_notify_cq`.
     notify: AtomicU32,
+    /// An overflow was reported.
+    overflowed: AtomicBool,
 }
 
 pub(crate) type RrxeCq = Arc<CqInner>;
@@ -115,6 +117,7 @@ pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(RrxeCq
         pin_init!(CqInner {
             state <- new_spinlock_irq!(CqState { store, capacity }),
             notify: AtomicU32::new(0),
+            overflowed: AtomicBool::new(false),
         }),
         GFP_KERNEL,
     )?;
@@ -177,7 +180,10 @@ pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
         }
     };
     if res.is_err() {
-        pr_warn!("CQ overflow\n");
+        // Once per CQ: a flush into a full CQ would otherwise flood the log.
+        if !inner.overflowed.swap(true, Ordering::Relaxed) {
+            pr_warn!("CQ overflow: completions are lost\n");
+        }
         cq.raise(event::CQ_ERR);
         return res;
     }

@@ -245,7 +245,7 @@ impl rdma::Driver for Rrxe {
     }
 
     fn post_send(q: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result {
-        qp::post_send(q.device().data(), q, wr)
+        qp::post_send(q, wr)
     }
 
     fn doorbell(q: &Qp<Self>) -> Result {
@@ -276,8 +276,13 @@ impl rdma::Driver for Rrxe {
         srq::post_recv(s, wr)
     }
 
-    fn create_ah(pd: &Pd<Self>, attr: &AhAttr, udata: Option<&UData>) -> Result<RrxeAh> {
-        ah::create(pd.device().data(), pd, attr, udata)
+    fn create_ah(
+        pd: &Pd<Self>,
+        attr: &AhAttr,
+        sleepable: bool,
+        udata: Option<&UData>,
+    ) -> Result<RrxeAh> {
+        ah::create(pd.device().data(), pd, attr, sleepable, udata)
     }
 
     fn query_ah(a: &Ah<Self>) -> Result<AhAttr> {

@@ -93,7 +93,7 @@ fn new_mr(
 ) -> Result<(RrxeMr, MrKeys)> {
     let key_byte = dev.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff;
     let pd_id = pd.data().id;
-    let (_, mr) = dev.mrs.insert_with(|index| {
+    let (_, mr) = dev.mrs.insert_with(GFP_KERNEL, |index| {
         let keys = MrKeys {
             lkey: index << 8 | key_byte,
             rkey: index << 8 | key_byte,

@@ -7,21 +7,25 @@
 //! is not reused at once and a stale key or QPN from a destroyed object misses.
 
 use kernel::{
-    new_mutex,
+    alloc::Flags,
+    new_spinlock_irq,
     prelude::*,
-    sync::{Arc, Mutex},
+    sync::{Arc, SpinLockIrq},
     xarray::{AllocKind, XArray},
 };
 
 /// Objects of one kind, by number.
+///
+/// Every access to the XArray happens under `next`, an IRQ-safe spinlock: lookups
+/// come from any context (kernel consumers post from softirq), and the XArray's own
+/// lock does not disable interrupts or bottom halves.
 #[pin_data]
 pub(crate) struct Pool<V: Send + Sync + 'static> {
     #[pin]
     xa: XArray<Arc<V>>,
-    /// The next number to try. Also serialises allocations: the XArray may drop its
-    /// lock while storing, so the free-slot search must not race another.
+    /// The next number to try.
     #[pin]
-    next: Mutex<u32>,
+    next: SpinLockIrq<u32>,
     min: u32,
     max: u32,
 }
@@ -30,59 +34,72 @@ impl<V: Send + Sync + 'static> Pool<V> {
     pub(crate) fn new(min: u32, max: u32) -> impl PinInit<Self> {
         pin_init!(Self {
             xa <- XArray::new(AllocKind::Alloc),
-            next <- new_mutex!(min),
+            next <- new_spinlock_irq!(min),
             min,
             max,
         })
     }
 
+    /// Picks a free number at or after the cursor and moves the cursor past it.
+    fn pick(&self, next: &mut u32) -> Result<u32> {
+        let span = self.max - self.min + 1;
+        let xa = self.xa.lock();
+        let i = (0..span)
+            .map(|k| self.min + (*next - self.min + k) % span)
+            .find(|&i| xa.get(i as usize).is_none())
+            .ok_or(ENOMEM)?;
+        *next = if i == self.max { self.min } else { i + 1 };
+        Ok(i)
+    }
+
     /// Builds an object for a free number in the pool's range with `make(number)` and
-    /// stores it. `ENOMEM` when the range is exhausted.
+    /// stores it. `ENOMEM` when the range is exhausted. `make` runs without locks
+    /// held; `gfp` is what storing may allocate with (`GFP_ATOMIC` in atomic context).
     pub(crate) fn insert_with(
         &self,
+        gfp: Flags,
         make: impl FnOnce(u32) -> Result<Arc<V>>,
     ) -> Result<(u32, Arc<V>)> {
-        let mut next = self.next.lock();
-        let span = self.max - self.min + 1;
-        let free = {
-            let xa = self.xa.lock();
-            (0..span)
-                .map(|k| self.min + (*next - self.min + k) % span)
-                .find(|&i| xa.get(i as usize).is_none())
-        };
-        let i = free.ok_or(ENOMEM)?;
-        // Allocations are serialised by `next`, so `i` stays free while `make` runs
-        // outside the XArray's spinlock (it may sleep).
+        let i = self.pick(&mut self.next.lock())?;
         let v = make(i)?;
-        self.xa
-            .lock()
-            .store(i as usize, v.clone(), GFP_KERNEL)
-            .map_err(|e| e.error)?;
-        *next = if i == self.max { self.min } else { i + 1 };
+        let _guard = self.next.lock();
+        let mut xa = self.xa.lock();
+        // Another inserter can only have taken `i` after the cursor went round the
+        // whole range meanwhile; then this insert fails rather than replace it.
+        if xa.get(i as usize).is_some() {
+            return Err(EBUSY);
+        }
+        xa.store(i as usize, v.clone(), gfp).map_err(|e| e.error)?;
         Ok((i, v))
     }
 
     /// Stores `v` at the fixed number `i` (e.g. QP1). `EEXIST` if taken.
     pub(crate) fn insert_at(&self, i: u32, v: Arc<V>) -> Result {
-        let _serialise = self.next.lock();
+        let _guard = self.next.lock();
         let mut xa = self.xa.lock();
         if xa.get(i as usize).is_some() {
             return Err(EEXIST);
         }
-        xa.store(i as usize, v, GFP_KERNEL).map_err(|e| e.error)?;
+        xa.store(i as usize, v, GFP_ATOMIC).map_err(|e| e.error)?;
         Ok(())
     }
 
     /// The object numbered `i`.
     pub(crate) fn get(&self, i: u32) -> Option<Arc<V>> {
-        self.xa.lock().get(i as usize).map(Arc::from)
+        let _guard = self.next.lock();
+        let v = self.xa.lock().get(i as usize).map(Arc::from);
+        v
     }
 
     /// Forgets number `i`.
     pub(crate) fn remove(&self, i: u32) {
-        // Dropped after the XArray lock is released: the last reference may free
-        // memory in ways that sleep.
-        let v = self.xa.lock().remove(i as usize);
+        let v = {
+            let _guard = self.next.lock();
+            let v = self.xa.lock().remove(i as usize);
+            v
+        };
+        // Dropped after the locks are released: the last reference may free memory
+        // in ways that sleep.
         drop(v);
     }
 }
@@ -96,7 +113,7 @@ mod tests {
     }
 
     fn add(p: &Pool<u32>, v: u32) -> Result<u32> {
-        p.insert_with(|_| Ok(Arc::new(v, GFP_KERNEL)?))
+        p.insert_with(GFP_KERNEL, |_| Ok(Arc::new(v, GFP_KERNEL)?))
             .map(|(i, _)| i)
     }
 
@@ -126,8 +143,13 @@ mod tests {
         assert_eq!(p.get(1).map(|v| *v), Some(7));
         p.remove(1);
         assert!(p.get(1).is_none());
-        // A failing constructor leaves the number free.
-        assert_eq!(p.insert_with(|_| Err(EINVAL)).map(|(i, _)| i), Err(EINVAL));
-        assert_eq!(add(&p, 9), Ok(16));
+        // A failing constructor consumes the number (the cursor moved on) but
+        // stores nothing.
+        assert_eq!(
+            p.insert_with(GFP_KERNEL, |_| Err(EINVAL)).map(|(i, _)| i),
+            Err(EINVAL)
+        );
+        assert_eq!(add(&p, 9), Ok(17));
+        assert!(p.get(16).is_none());
     }
 }

@@ -43,8 +43,64 @@ const MAX_TIMEOUT: u8 = 31;
 /// A send WQE waiting for the requester, or the marker of a refused one.
 enum Pending {
     Wqe(SendWqe),
-    Bad { wr_id: u64, why: Bad },
+    Bad {
+        wr_id: u64,
+        why: Bad,
+    },
+    /// A slot already taken from the front of a [`PendingList`].
+    Taken,
 }
+
+/// Oldest-first list of send WQEs with O(1) removal at the front.
+struct PendingList {
+    v: KVec<Pending>,
+    head: usize,
+}
+
+impl PendingList {
+    fn len(&self) -> usize {
+        self.v.len() - self.head
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn front(&self) -> Option<&Pending> {
+        self.v.get(self.head)
+    }
+
+    fn pop_front(&mut self) -> Option<Pending> {
+        let p = core::mem::replace(self.v.get_mut(self.head)?, Pending::Taken);
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.clear();
+        }
+        Some(p)
+    }
+
+    /// Appends; reuses the room of taken entries before growing.
+    fn push(&mut self, p: Pending, gfp: kernel::alloc::Flags) -> Result {
+        if self.head > 0 && self.v.len() == self.v.capacity() {
+            let live = self.len();
+            self.v[..].rotate_left(self.head);
+            self.v.truncate(live);
+            self.head = 0;
+        }
+        self.v.push(p, gfp)?;
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.v.clear();
+        self.head = 0;
+    }
+}
+
+/// Completions posted per lock hold: flushes and doorbells work in batches, so a
+/// huge queue never keeps interrupts off for long, and the room is allocated
+/// before the lock is taken.
+const BATCH: usize = 64;
 
 struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
@@ -53,7 +109,7 @@ struct SendQueue {
     capacity: u32,
     /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
     /// first. For a user QP entry `i` is ring slot `consumer + i`.
-    pending: KVec<Pending>,
+    pending: PendingList,
 }
 
 struct RecvQueue {
@@ -179,10 +235,13 @@ pub(crate) fn create(
     if a.qp_type == qpt::GSI {
         attr.qkey = GSI_QKEY;
     }
-    let mut pending = KVec::new();
+    let mut pending = PendingList {
+        v: KVec::new(),
+        head: 0,
+    };
     // Kernel QPs get all their room now, so posting never allocates the list.
     if udata.is_none() {
-        pending.reserve(capacity as usize, GFP_KERNEL)?;
+        pending.v.reserve(capacity as usize, GFP_KERNEL)?;
     }
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     let make = |_qpn: u32| {
@@ -210,7 +269,7 @@ pub(crate) fn create(
         dev.qps.insert_at(1, qp.clone())?;
         (1, qp)
     } else {
-        dev.qps.insert_with(make)?
+        dev.qps.insert_with(GFP_KERNEL, make)?
     };
     if let Some(u) = udata {
         if let Err(e) = u.respond(&resp) {
@@ -229,20 +288,27 @@ struct Completions {
 }
 
 impl Completions {
-    fn new() -> Self {
-        Self {
-            send: KVec::new(),
-            recv: KVec::new(),
-        }
+    fn new(gfp: kernel::alloc::Flags) -> Result<Self> {
+        Ok(Self {
+            send: KVec::with_capacity(BATCH, gfp)?,
+            recv: KVec::with_capacity(BATCH, gfp)?,
+        })
     }
 
-    fn post(self, qp: &Qp<Rrxe>) {
+    /// Whether one more completion of either kind fits without allocating.
+    fn room(&self) -> bool {
+        self.send.len() < BATCH && self.recv.len() < BATCH
+    }
+
+    fn post(&mut self, qp: &Qp<Rrxe>) {
         for wc in self.send.iter() {
             let _ = cq::post(qp.send_cq(), wc, false);
         }
         for wc in self.recv.iter() {
             let _ = cq::post(qp.recv_cq(), wc, false);
         }
+        self.send.clear();
+        self.recv.clear();
     }
 }
 
@@ -276,7 +342,7 @@ fn cur_state(st: &QpState_) -> QpState {
 }
 
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and reports
-/// it if it is signaled or failed.
+/// it if it is signaled or failed. The caller checked `out.room()`.
 fn complete_send(
     qp: &Qp<Rrxe>,
     sig_all: bool,
@@ -284,41 +350,53 @@ fn complete_send(
     status: u32,
     out: &mut Completions,
 ) {
-    if st.sq.pending.is_empty() {
-        return;
-    }
-    let p = st.sq.pending.remove(0);
-    let (wr_id, opcode, signaled) = match p {
-        Ok(Pending::Wqe(w)) => (
+    let (wr_id, opcode, signaled) = match st.sq.pending.pop_front() {
+        Some(Pending::Wqe(w)) => (
             w.wr_id,
             wc_opcode(w.opcode),
             w.flags & wqe::flag::SIGNALED != 0,
         ),
-        Ok(Pending::Bad { wr_id, .. }) => (wr_id, 0, true),
-        Err(_) => return,
+        Some(Pending::Bad { wr_id, .. }) => (wr_id, 0, true),
+        Some(Pending::Taken) | None => return,
     };
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
     }
     if signaled || sig_all || status != cq::WC_SUCCESS {
+        // Never allocates: `out.room()` was checked.
         let _ = out.send.push(wc(qp, wr_id, status, opcode), GFP_ATOMIC);
     }
 }
 
-/// Flushes both work queues: the QP is in the error state.
-fn flush(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
+/// How much one flush may take from the rings: what was posted when it started, so
+/// user space that keeps moving its producer index cannot keep the kernel flushing.
+struct FlushBudget {
+    sq: u32,
+    rq: u32,
+}
+
+/// One batch of the flush of both work queues of a QP in the error state. Returns
+/// whether there is more.
+fn flush_batch(
+    qp: &Qp<Rrxe>,
+    sig_all: bool,
+    st: &mut QpState_,
+    out: &mut Completions,
+    budget: &mut FlushBudget,
+) -> bool {
     while !st.sq.pending.is_empty() {
+        if !out.room() {
+            return true;
+        }
         complete_send(qp, sig_all, st, WC_WR_FLUSH_ERR, out);
     }
-    // WQEs still in the user ring: bounded by the ring's capacity whatever the
-    // producer index says.
+    let mut id = [0u8; 8];
     if let Some(r) = st.sq.ring.as_mut() {
-        let n = r.posted_count();
-        let mut id = [0u8; 8];
-        for _ in 0..n {
-            if !matches!(r.peek_posted(&mut id), Ok(true)) {
-                break;
+        while budget.sq > 0 && matches!(r.peek_posted(&mut id), Ok(true)) {
+            if !out.room() {
+                return true;
             }
+            budget.sq -= 1;
             let _ = r.consume();
             let _ = out.send.push(
                 wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, 0),
@@ -327,12 +405,11 @@ fn flush(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions)
         }
     }
     if let Some(rq) = st.rq.as_mut() {
-        let n = rq.ring.posted_count();
-        let mut id = [0u8; 8];
-        for _ in 0..n {
-            if !matches!(rq.ring.peek_posted(&mut id), Ok(true)) {
-                break;
+        while budget.rq > 0 && matches!(rq.ring.peek_posted(&mut id), Ok(true)) {
+            if !out.room() {
+                return true;
             }
+            budget.rq -= 1;
             let _ = rq.ring.consume();
             let _ = out.recv.push(
                 wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, WC_RECV),
@@ -340,64 +417,96 @@ fn flush(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions)
             );
         }
     }
+    false
 }
 
-/// Moves the QP to the error state on its own (a refused WQE) and flushes.
-fn fail(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
-    st.attr.qp_state = QpState::Err as u32;
-    flush(qp, sig_all, st, out);
-}
-
-/// Runs what can run without the data path: reports refused WQEs that reached the
-/// head of the send queue.
-fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) {
-    if cur_state(st) == QpState::Err {
-        flush(qp, sig_all, st, out);
-        return;
+/// Flushes a QP in the error state, batch by batch, dropping the lock in between.
+fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
+    let inner = qp.data();
+    let mut budget: Option<FlushBudget> = None;
+    loop {
+        let more = {
+            let mut st = inner.state.lock();
+            if cur_state(&st) != QpState::Err {
+                false
+            } else {
+                let b = budget.get_or_insert_with(|| FlushBudget {
+                    sq: st.sq.ring.as_ref().map_or(0, |r| r.posted_count()),
+                    rq: st.rq.as_ref().map_or(0, |r| r.ring.posted_count()),
+                });
+                flush_batch(qp, inner.sq_sig_all, &mut st, out, b)
+            }
+        };
+        out.post(qp);
+        if !more {
+            break;
+        }
     }
-    if let Some(Pending::Bad { why, .. }) = st.sq.pending.first() {
+}
+
+/// Reports a refused WQE that reached the head of the send queue and moves the QP
+/// to the error state. Returns whether it did; the caller then flushes.
+fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) -> bool {
+    if let Some(Pending::Bad { why, .. }) = st.sq.pending.front() {
+        if !out.room() {
+            return false;
+        }
         pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
         complete_send(qp, sig_all, st, WC_LOC_QP_OP_ERR, out);
-        fail(qp, sig_all, st, out);
+        st.attr.qp_state = QpState::Err as u32;
+        return true;
     }
+    false
 }
 
-/// Takes the new WQEs of a user send queue into kernel memory, each copied once.
+/// Takes the new WQEs of a user send queue into kernel memory, each copied once,
+/// in batches.
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let inner = qp.data();
-    let mut out = Completions::new();
+    let mut out = Completions::new(GFP_KERNEL)?;
     // The largest slot (208-byte header, 512 bytes of SGEs or inline data, rounded).
     let mut buf = KVec::from_elem(0u8, 1024, GFP_KERNEL)?;
-    {
-        let mut st = inner.state.lock();
-        let state = cur_state(&st);
-        if matches!(state, QpState::Reset | QpState::Init | QpState::Rtr) {
+    loop {
+        let (more, err) = {
+            let mut st = inner.state.lock();
+            match cur_state(&st) {
+                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(()),
+                QpState::Err => (false, true),
+                _ => {
+                    let pd_id = inner.pd_id;
+                    let sq = &mut st.sq;
+                    let Some(ring) = sq.ring.as_ref() else {
+                        return Err(EINVAL);
+                    };
+                    let elem = ring.layout().elem_size().min(buf.len());
+                    let slot = &mut buf[..elem];
+                    // Only slots beyond the ones already fetched are new.
+                    let posted = ring.posted_count() as usize;
+                    let from = sq.pending.len();
+                    let to = posted.min(from + BATCH);
+                    for k in from..to {
+                        ring.read_posted(k as u32, slot)?;
+                        let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
+                        let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
+                            Ok(w) => Pending::Wqe(w),
+                            Err(why) => Pending::Bad { wr_id, why },
+                        };
+                        sq.pending.push(p, GFP_ATOMIC)?;
+                    }
+                    let failed = progress(qp, inner.sq_sig_all, &mut st, &mut out);
+                    (to < posted && !failed, failed)
+                }
+            }
+        };
+        out.post(qp);
+        if err {
+            flush(qp, &mut out);
             return Ok(());
         }
-        let pd_id = inner.pd_id;
-        let sq = &mut st.sq;
-        let Some(ring) = sq.ring.as_ref() else {
-            return Err(EINVAL);
-        };
-        let elem = ring.layout().elem_size().min(buf.len());
-        let slot = &mut buf[..elem];
-        let posted = ring.posted_count() as usize;
-        // Only slots beyond the ones already fetched are new.
-        let already = sq.pending.len();
-        for k in already..posted {
-            ring.read_posted(k as u32, slot)?;
-            let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
-            let parsed = parsed.and_then(|w| check_dest(dev, pd_id, w));
-            let p = match parsed {
-                Ok(w) => Pending::Wqe(w),
-                Err(why) => Pending::Bad { wr_id, why },
-            };
-            sq.pending.push(p, GFP_ATOMIC)?;
+        if !more {
+            return Ok(());
         }
-        progress(qp, inner.sq_sig_all, &mut st, &mut out);
     }
-    out.post(qp);
-    Ok(())
 }
 
 /// A datagram WQE must name an AH of the QP's own PD.
@@ -411,10 +520,11 @@ fn check_dest(dev: &RrxeDevice, pd_id: u32, w: SendWqe) -> Result<SendWqe, Bad> 
     Ok(w)
 }
 
-pub(crate) fn post_send(dev: &RrxeDevice, qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
+pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
     let inner = qp.data();
-    let mut out = Completions::new();
-    {
+    // Kernel consumers may post from atomic context.
+    let mut out = Completions::new(GFP_ATOMIC)?;
+    let err = {
         let mut st = inner.state.lock();
         let state = cur_state(&st);
         if matches!(state, QpState::Reset | QpState::Init | QpState::Rtr) {
@@ -426,21 +536,26 @@ pub(crate) fn post_send(dev: &RrxeDevice, qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) 
         if st.sq.pending.len() >= st.sq.capacity as usize {
             return Err(ENOMEM);
         }
-        let w = wqe::from_kernel_send(wr, &st.sq.lim)
-            .and_then(|w| check_dest(dev, inner.pd_id, w))
-            .map_err(|b| if b == Bad::NoMem { ENOMEM } else { EINVAL })?;
+        let w = wqe::from_kernel_send(wr, &st.sq.lim, inner.pd_id).map_err(|b| {
+            if b == Bad::NoMem {
+                ENOMEM
+            } else {
+                EINVAL
+            }
+        })?;
         // Room was reserved at creation: this push does not allocate.
         st.sq.pending.push(Pending::Wqe(w), GFP_ATOMIC)?;
-        progress(qp, inner.sq_sig_all, &mut st, &mut out);
+        state == QpState::Err
+    };
+    if err {
+        flush(qp, &mut out);
     }
-    out.post(qp);
     Ok(())
 }
 
 pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
     let inner = qp.data();
-    let mut out = Completions::new();
-    {
+    let err = {
         let mut st = inner.state.lock();
         if st.sq.ring.is_some() {
             return Err(EINVAL);
@@ -456,11 +571,11 @@ pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
         let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
         wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
         rq.ring.post(&buf[..n])?;
-        if err {
-            flush(qp, inner.sq_sig_all, &mut st, &mut out);
-        }
+        err
+    };
+    if err {
+        flush(qp, &mut Completions::new(GFP_ATOMIC)?);
     }
-    out.post(qp);
     Ok(())
 }
 
@@ -471,8 +586,8 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     }
     let inner = qp.data();
     let ty = qp_type_of(inner.qp_type)?;
-    let mut out = Completions::new();
-    {
+    let mut out = Completions::new(GFP_KERNEL)?;
+    let new_state_is_err = {
         let mut st = inner.state.lock();
         let cur = if mask & m::CUR_STATE != 0 {
             QpState::from_raw(a.cur_qp_state).ok_or(EINVAL)?
@@ -560,16 +675,15 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
         s.qp_state = new as u32;
-        match new {
-            QpState::Err => flush(qp, inner.sq_sig_all, &mut st, &mut out),
-            QpState::Reset => {
-                // Back to a clean QP: fetched WQEs are dropped without completions.
-                st.sq.pending.clear();
-            }
-            _ => {}
+        if new == QpState::Reset {
+            // Back to a clean QP: fetched WQEs are dropped without completions.
+            st.sq.pending.clear();
         }
+        new == QpState::Err
+    };
+    if new_state_is_err {
+        flush(qp, &mut out);
     }
-    out.post(qp);
     Ok(())
 }
 

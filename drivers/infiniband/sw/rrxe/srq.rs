@@ -99,7 +99,7 @@ pub(crate) fn create(
     }
     at.max_wr = ring.layout().capacity();
     let (max_sge, limit) = (at.max_sge, at.srq_limit);
-    let (num, srq) = dev.srqs.insert_with(|num| {
+    let (num, srq) = dev.srqs.insert_with(GFP_KERNEL, |num| {
         Arc::pin_init(
             pin_init!(SrqInner {
                 num,
@@ -138,6 +138,12 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
             Some(u) if cmd.mmap_info_addr != 0 => Some(new.publish(u)?),
             _ => None,
         };
+        if let Some(mi) = mi {
+            // rdma-core's rxe provider passes where to write the new mapping. Done
+            // before the swap, so a bad address leaves the old ring in place (the
+            // provider only maps the new one when the verb succeeds).
+            write_user(cmd.mmap_info_addr, &mi)?;
+        }
         {
             let mut st = inner.state.lock();
             let limit = if mask & LIMIT != 0 {
@@ -155,10 +161,6 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         }
         // The old ring is freed here, outside the lock (it may sleep).
         drop(new);
-        if let Some(mi) = mi {
-            // rdma-core's rxe provider passes where to write the new mapping.
-            write_user(cmd.mmap_info_addr, &mi)?;
-        }
         return Ok(());
     }
     let mut st = inner.state.lock();

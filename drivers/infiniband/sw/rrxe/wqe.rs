@@ -258,6 +258,7 @@ fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
 pub(crate) fn from_kernel_send(
     wr: &kernel::rdma::verbs::SendWr<'_, crate::device::Rrxe>,
     lim: &SqLimits,
+    pd_id: u32,
 ) -> Result<SendWqe, Bad> {
     use kernel::rdma::verbs::SendWrArgs;
     if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {
@@ -303,6 +304,10 @@ pub(crate) fn from_kernel_send(
             remote_qkey,
             pkey_index,
         } => {
+            // The AH is the consumer's own object: no lookup, just the PD check.
+            if ah.data().pd_id != pd_id {
+                return Err(Bad::Address);
+            }
             w.ud = Some(UdDest {
                 ah_num: ah.data().num,
                 remote_qpn: remote_qpn & 0x00ff_ffff,
