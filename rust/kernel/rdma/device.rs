@@ -12,8 +12,8 @@
 
 use super::types::{DeviceAttr, PortAttr, PortEvent, PortImmutable, UData};
 use super::verbs::{
-    Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Ops, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr, Srq,
-    SrqAttr, SrqInitAttr, Wc,
+    Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Ops, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
+    Srq, SrqAttr, SrqInitAttr, Wc,
 };
 use crate::{
     bindings,
@@ -46,6 +46,8 @@ pub trait Driver: Sized + 'static {
     type Ah: Send + Sync;
     /// Per-MR driver data.
     type Mr: Send + Sync;
+    /// Per-MW driver data.
+    type Mw: Send + Sync;
 
     /// `enum rdma_driver_id` (see [`super::types::driver_id`]).
     const DRIVER_ID: u32;
@@ -188,6 +190,12 @@ pub trait Driver: Sized + 'static {
 
     /// `dereg_mr`: on success the data is dropped and the MR freed.
     fn dereg_mr(mr: &Mr<Self>) -> Result;
+
+    /// `alloc_mw` of type `mw_type` (1 or 2). Returns the data and the rkey.
+    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(Self::Mw, u32)>;
+
+    /// `dealloc_mw`: on success the data is dropped and the MW freed.
+    fn dealloc_mw(mw: &Mw<Self>) -> Result;
 }
 
 /// Parameters fixed at registration.
@@ -434,12 +442,15 @@ impl<T: Driver> Device<T> {
         alloc_mr: Some(Ops::<T>::alloc_mr),
         map_mr_sg: Some(Ops::<T>::map_mr_sg),
         dereg_mr: Some(Ops::<T>::dereg_mr),
+        alloc_mw: Some(Ops::<T>::alloc_mw),
+        dealloc_mw: Some(Ops::<T>::dealloc_mw),
         size_ib_ucontext: size_of::<ObjWith<bindings::ib_ucontext, T::UContext>>(),
         size_ib_pd: size_of::<ObjWith<bindings::ib_pd, T::Pd>>(),
         size_ib_cq: size_of::<ObjWith<bindings::ib_cq, T::Cq>>(),
         size_ib_qp: size_of::<ObjWith<bindings::ib_qp, T::Qp>>(),
         size_ib_srq: size_of::<ObjWith<bindings::ib_srq, T::Srq>>(),
         size_ib_ah: size_of::<ObjWith<bindings::ib_ah, T::Ah>>(),
+        size_ib_mw: size_of::<ObjWith<bindings::ib_mw, T::Mw>>(),
         ..pin_init::zeroed()
     };
 

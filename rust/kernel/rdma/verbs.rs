@@ -84,6 +84,10 @@ core_object!(
     /// A memory region.
     Mr, ib_mr, Mr
 );
+core_object!(
+    /// A memory window.
+    Mw, ib_mw, Mw
+);
 
 /// `IB_EVENT_*` values for object events.
 pub mod event {
@@ -247,6 +251,20 @@ impl<T: Driver> Ah<T> {
     /// The AH's protection domain.
     pub fn pd(&self) -> &Pd<T> {
         // SAFETY: The core holds a reference on the PD while the AH exists.
+        unsafe { Pd::from_raw((*self.as_raw()).pd) }
+    }
+}
+
+impl<T: Driver> Mw<T> {
+    /// `IB_MW_TYPE_1` or `IB_MW_TYPE_2` (checked by the core).
+    pub fn mw_type(&self) -> u32 {
+        // SAFETY: Set by the core before creation and never changed.
+        unsafe { (*self.as_raw()).type_ }
+    }
+
+    /// The window's protection domain.
+    pub fn pd(&self) -> &Pd<T> {
+        // SAFETY: The core holds a reference on the PD while the MW exists.
         unsafe { Pd::from_raw((*self.as_raw()).pd) }
     }
 }
@@ -1436,6 +1454,49 @@ impl<T: Driver> Ops<T> {
             T::dereg_mr(unsafe { Mr::<T>::from_raw(mr) })?;
             // SAFETY: Allocated by `new_mr`; deregistered, so nobody uses it.
             drop(unsafe { KBox::from_raw(mr.cast::<ObjWith<bindings::ib_mr, T::Mr>>()) });
+            Ok(0)
+        })
+    }
+}
+
+impl<T: Driver> Ops<T> {
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, as described on [`Ops`].
+    pub(crate) unsafe extern "C" fn alloc_mw(
+        mw: *mut bindings::ib_mw,
+        udata: *mut bindings::ib_udata,
+    ) -> c_int {
+        from_result(|| {
+            // The core set `device`, `pd` and `type` before the call; the data slot
+            // is not initialised yet, so only the PD and type are read.
+            // SAFETY: `mw` is the core's object; `udata` is null or valid.
+            let (pd, ty, u) = unsafe {
+                (
+                    Pd::<T>::from_raw((*mw).pd),
+                    (*mw).type_,
+                    UData::from_raw(udata),
+                )
+            };
+            let (data, rkey) = T::alloc_mw(pd, ty, u.as_ref())?;
+            // SAFETY: `mw` is an `ObjWith<ib_mw, T::Mw>` whose data slot is unused.
+            unsafe {
+                (*mw).rkey = rkey;
+                ObjWith::<bindings::ib_mw, T::Mw>::init(mw, data);
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, as described on [`Ops`].
+    pub(crate) unsafe extern "C" fn dealloc_mw(mw: *mut bindings::ib_mw) -> c_int {
+        from_result(|| {
+            // SAFETY: A created MW.
+            T::dealloc_mw(unsafe { Mw::<T>::from_raw(mw) })?;
+            // SAFETY: Deallocated: the core frees the memory next.
+            unsafe { ObjWith::<bindings::ib_mw, T::Mw>::drop_data(mw) };
             Ok(0)
         })
     }

@@ -6,6 +6,7 @@ use crate::{
     ah::{self, AhInner, RrxeAh},
     cq::{self, RrxeCq},
     mr::{self, MrInner, RrxeMr},
+    mw::{self, MwInner, RrxeMw},
     params,
     pool::Pool,
     qp::{self, QpInner, RrxeQp},
@@ -20,7 +21,7 @@ use kernel::{
         device::DeviceParams,
         types::{cap, driver_id, port, port_state_of, PortEvent},
         verbs::{
-            Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
+            Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
             Srq, SrqAttr, SrqInitAttr, Wc,
         },
         DeviceAttr, PortAttr, PortImmutable, UData,
@@ -49,6 +50,9 @@ pub(crate) struct RrxeDevice {
     /// SRQs by number.
     #[pin]
     pub(crate) srqs: Pool<SrqInner>,
+    /// MWs by rkey index (above the MRs' range).
+    #[pin]
+    pub(crate) mws: Pool<MwInner>,
     /// Source of PD identities, so objects can be checked for a common PD.
     next_pd_id: AtomicU32,
     /// The rotating low byte of new MR keys.
@@ -90,6 +94,7 @@ impl rdma::Driver for Rrxe {
     type Srq = RrxeSrq;
     type Ah = RrxeAh;
     type Mr = RrxeMr;
+    type Mw = RrxeMw;
 
     const DRIVER_ID: u32 = driver_id::RXE;
     const UVERBS_ABI_VERSION: u32 = UVERBS_ABI_VERSION;
@@ -327,6 +332,14 @@ impl rdma::Driver for Rrxe {
     fn dereg_mr(m: &Mr<Self>) -> Result {
         mr::dereg(m.device().data(), m)
     }
+
+    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(RrxeMw, u32)> {
+        mw::alloc(pd.device().data(), pd, mw_type, udata)
+    }
+
+    fn dealloc_mw(m: &Mw<Self>) -> Result {
+        mw::dealloc(m.device().data(), m)
+    }
 }
 
 /// `rdma link add NAME type rrxe netdev NDEV`.
@@ -347,6 +360,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         mrs <- Pool::new(params::MIN_MR_INDEX, params::MAX_MR_INDEX),
         ahs <- Pool::new(params::MIN_AH_INDEX, params::MAX_AH),
         srqs <- Pool::new(params::MIN_SRQ_INDEX, params::MIN_SRQ_INDEX + params::MAX_SRQ - 1),
+        mws <- Pool::new(params::MAX_MR_INDEX + 1, params::MAX_MR_INDEX + params::MAX_MW),
         next_pd_id: AtomicU32::new(1),
         key_byte: AtomicU32::new(0),
         mac,

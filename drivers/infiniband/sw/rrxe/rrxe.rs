@@ -17,6 +17,7 @@ mod ah;
 mod cq;
 mod device;
 mod mr;
+mod mw;
 mod params;
 mod pool;
 mod proto;
