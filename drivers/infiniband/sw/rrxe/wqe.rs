@@ -105,6 +105,27 @@ pub(crate) struct SendWqe {
     pub(crate) length: u32,
 }
 
+impl SendWqe {
+    /// A WQE with its common fields; the opcode-specific ones are filled in after.
+    fn new(wr_id: u64, opcode: u32, flags: u32, ex: u32) -> Self {
+        Self {
+            wr_id,
+            opcode,
+            flags,
+            ex,
+            remote_addr: 0,
+            rkey: 0,
+            compare_add: 0,
+            swap: 0,
+            ud: None,
+            reg: None,
+            sgl: KVec::new(),
+            inline_data: KVec::new(),
+            length: 0,
+        }
+    }
+}
+
 /// Why a WQE was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bad {
@@ -179,21 +200,7 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
     if !user_opcode_ok(lim.qp_type, opcode) || flags & !flag::ALL != 0 {
         return Err(Bad::Opcode);
     }
-    let mut w = SendWqe {
-        wr_id,
-        opcode,
-        flags,
-        ex: u32_at(slot, 20),
-        remote_addr: 0,
-        rkey: 0,
-        compare_add: 0,
-        swap: 0,
-        ud: None,
-        reg: None,
-        sgl: KVec::new(),
-        inline_data: KVec::new(),
-        length: 0,
-    };
+    let mut w = SendWqe::new(wr_id, opcode, flags, u32_at(slot, 20));
     match opcode {
         op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM | op::RDMA_READ => {
             w.remote_addr = u64_at(slot, 24);
@@ -267,21 +274,7 @@ pub(crate) fn from_kernel_send(
     if wr.sgl.len() > lim.max_sge as usize {
         return Err(Bad::Length);
     }
-    let mut w = SendWqe {
-        wr_id: wr.wr_id,
-        opcode: wr.opcode,
-        flags: wr.send_flags,
-        ex: wr.ex,
-        remote_addr: 0,
-        rkey: 0,
-        compare_add: 0,
-        swap: 0,
-        ud: None,
-        reg: None,
-        sgl: KVec::new(),
-        inline_data: KVec::new(),
-        length: 0,
-    };
+    let mut w = SendWqe::new(wr.wr_id, wr.opcode, wr.send_flags, wr.ex);
     match wr.args {
         SendWrArgs::Rdma { remote_addr, rkey } => {
             w.remote_addr = remote_addr;
