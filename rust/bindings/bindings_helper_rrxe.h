@@ -3,13 +3,18 @@
  * Headers and constants for the kernel crate's RDMA (kernel::rdma) and
  * network device (kernel::net::netdev) abstractions used by rrxe.
  */
+#include <linux/crc32.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/vmalloc.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
@@ -22,3 +27,4 @@
 
 /* Macros bindgen cannot evaluate on its own. */
 const u32 RUST_CONST_HELPER_IFF_UP = IFF_UP;
+const gfp_t RUST_CONST_HELPER_XA_FLAGS_LOCK_IRQ = XA_FLAGS_LOCK_IRQ;

@@ -99,6 +99,13 @@ impl NetDevice {
         }
     }
 
+    /// The network namespace the device currently lives in.
+    pub fn net(&self) -> &super::namespace::Namespace {
+        // SAFETY: A live device always belongs to a live namespace, which outlives
+        // the borrow of the device.
+        unsafe { super::namespace::Namespace::from_raw(bindings::dev_net(self.as_raw())) }
+    }
+
     /// The network namespace the device currently lives in, as an opaque pointer for
     /// comparisons and for passing to other abstractions.
     pub fn net_raw(&self) -> *mut bindings::net {

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Socket buffers (`struct sk_buff`), owned.
+//!
+//! C headers: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h).
+
+use super::{netdev::NetDevice, route::Dst};
+use crate::{alloc::Flags, bindings, error::to_result, prelude::*};
+use core::ptr::NonNull;
+
+/// An owned socket buffer. Dropping it frees it as a drop (`kfree_skb`); a buffer
+/// that was used up as intended is released with [`SkBuff::consume`] instead, so
+/// drop monitors only see real drops.
+///
+/// # Invariants
+///
+/// `0` is a valid `struct sk_buff` owned by this value and not shared (no clones).
+pub struct SkBuff(NonNull<bindings::sk_buff>);
+
+// SAFETY: An unshared skb may be handed to and freed on any CPU.
+unsafe impl Send for SkBuff {}
+
+impl SkBuff {
+    /// Allocates a buffer with `size` bytes of linear room (`alloc_skb`); all of it
+    /// is tailroom until [`SkBuff::reserve`] moves the start.
+    pub fn alloc(size: u32, gfp: Flags) -> Result<Self> {
+        // SAFETY: Any size and flags are valid; NUMA_NO_NODE is -1.
+        let p = unsafe { bindings::__alloc_skb(size, gfp.as_raw(), 0, -1) };
+        Ok(Self(NonNull::new(p).ok_or(ENOMEM)?))
+    }
+
+    /// Takes ownership of a raw skb.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid skb whose ownership (one reference, not cloned) passes to the
+    /// returned value.
+    pub unsafe fn from_raw(ptr: *mut bindings::sk_buff) -> Self {
+        // SAFETY: The caller guarantees a valid, owned pointer; NULL is not valid.
+        Self(unsafe { NonNull::new_unchecked(ptr) })
+    }
+
+    /// Gives up ownership of the raw skb.
+    pub fn into_raw(self) -> *mut bindings::sk_buff {
+        let p = self.0.as_ptr();
+        core::mem::forget(self);
+        p
+    }
+
+    fn raw(&self) -> *mut bindings::sk_buff {
+        self.0.as_ptr()
+    }
+
+    /// Frees a buffer that was used up as intended (`consume_skb`).
+    pub fn consume(self) {
+        // SAFETY: We own the skb; it is freed once.
+        unsafe { bindings::consume_skb(self.into_raw()) };
+    }
+
+    /// Total data length, linear and paged.
+    pub fn len(&self) -> u32 {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { (*self.raw()).len }
+    }
+
+    /// Whether the buffer holds no data.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of room before the data.
+    pub fn headroom(&self) -> u32 {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { bindings::skb_headroom(self.raw()) }
+    }
+
+    /// Bytes of room after the linear data.
+    pub fn tailroom(&self) -> u32 {
+        // SAFETY: Valid skb by the type invariant.
+        let n = unsafe { bindings::skb_tailroom(self.raw()) };
+        n.max(0) as u32
+    }
+
+    /// Moves the (empty) data area `len` bytes back to make headroom.
+    pub fn reserve(&mut self, len: u32) -> Result {
+        if self.len() != 0 || len > self.tailroom() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The skb is empty and has `len` bytes of tailroom.
+        unsafe { bindings::skb_reserve(self.raw(), len as i32) };
+        Ok(())
+    }
+
+    /// Appends `n` bytes to the linear data and returns them, zeroed.
+    pub fn put(&mut self, n: u32) -> Result<&mut [u8]> {
+        if n > self.tailroom() || self.data_len() != 0 {
+            return Err(ENOSPC);
+        }
+        // SAFETY: The room is there (checked), so `skb_put` does not panic; the
+        // returned area is `n` bytes of this skb's linear data, exclusively ours.
+        unsafe {
+            let p = bindings::skb_put(self.raw(), n).cast::<u8>();
+            core::ptr::write_bytes(p, 0, n as usize);
+            Ok(core::slice::from_raw_parts_mut(p, n as usize))
+        }
+    }
+
+    /// Prepends `n` bytes of headroom to the data and returns them (uninitialised
+    /// contents are zeroed first).
+    pub fn push(&mut self, n: u32) -> Result<&mut [u8]> {
+        if n > self.headroom() {
+            return Err(ENOSPC);
+        }
+        // SAFETY: The room is there (checked); the area is ours and `n` bytes long.
+        unsafe {
+            let p = bindings::skb_push(self.raw(), n).cast::<u8>();
+            core::ptr::write_bytes(p, 0, n as usize);
+            Ok(core::slice::from_raw_parts_mut(p, n as usize))
+        }
+    }
+
+    /// Removes `n` bytes from the start of the linear data.
+    pub fn pull(&mut self, n: u32) -> Result {
+        if n > self.headlen() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `n` linear bytes exist (checked).
+        unsafe { bindings::skb_pull(self.raw(), n) };
+        Ok(())
+    }
+
+    /// Bytes held in pages rather than the linear area.
+    fn data_len(&self) -> u32 {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { (*self.raw()).data_len }
+    }
+
+    /// Bytes in the linear area.
+    pub fn headlen(&self) -> u32 {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { bindings::skb_headlen(self.raw()) }
+    }
+
+    /// Pulls all data into the linear area, so [`SkBuff::data`] covers all of it.
+    pub fn linearize(&mut self) -> Result {
+        // SAFETY: Valid, unshared skb.
+        to_result(unsafe { bindings::skb_linearize(self.raw()) })
+    }
+
+    /// The linear data (all of it after [`SkBuff::linearize`]).
+    pub fn data(&self) -> &[u8] {
+        // SAFETY: `data` points at `headlen` readable bytes of this skb.
+        unsafe { core::slice::from_raw_parts((*self.raw()).data, self.headlen() as usize) }
+    }
+
+    /// The linear data, writable.
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        // SAFETY: As `data`; the skb is unshared, so writing is exclusive.
+        unsafe { core::slice::from_raw_parts_mut((*self.raw()).data, self.headlen() as usize) }
+    }
+
+    /// Marks the current data start as the network (IP) header.
+    pub fn reset_network_header(&mut self) {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { bindings::skb_reset_network_header(self.raw()) };
+    }
+
+    /// Marks the current data start as the transport (UDP) header.
+    pub fn reset_transport_header(&mut self) {
+        // SAFETY: Valid skb by the type invariant.
+        unsafe { bindings::skb_reset_transport_header(self.raw()) };
+    }
+
+    /// The bytes from the network header to the end of the linear data, or an empty
+    /// slice if the network header is not set or lies after the data start.
+    pub fn network_data(&self) -> &[u8] {
+        // SAFETY: Valid skb; the network header, when set, points into the head
+        // buffer, and the span up to `data + headlen` is readable.
+        unsafe {
+            let skb = self.raw();
+            let nh = bindings::skb_network_header(skb);
+            let end = (*skb).data.add(self.headlen() as usize);
+            let head = (*skb).head;
+            if nh < head || nh > (*skb).data {
+                return &[];
+            }
+            core::slice::from_raw_parts(nh, end.offset_from(nh) as usize)
+        }
+    }
+
+    /// Sets the protocol (`ETH_P_*`, host order).
+    pub fn set_protocol(&mut self, eth_p: u16) {
+        // SAFETY: Valid skb.
+        unsafe { bindings::skb_set_protocol(self.raw(), eth_p.to_be()) };
+    }
+
+    /// Sets the device the buffer leaves through. The skb does not hold a reference:
+    /// the caller keeps the device alive until the skb is handed to the stack.
+    pub fn set_dev(&mut self, dev: &NetDevice) {
+        // SAFETY: Valid skb; `dev` is a live device. The field is a union member.
+        unsafe {
+            (*self.raw())
+                .__bindgen_anon_1
+                .__bindgen_anon_1
+                .__bindgen_anon_1
+                .dev = dev.as_raw()
+        };
+    }
+
+    /// The device the buffer arrived on or leaves through.
+    pub fn dev(&self) -> Option<&NetDevice> {
+        // SAFETY: Valid skb; a received skb's device stays alive while the skb is
+        // processed in the receive path (under RCU), which the borrow cannot outlive.
+        unsafe {
+            let d = (*self.raw())
+                .__bindgen_anon_1
+                .__bindgen_anon_1
+                .__bindgen_anon_1
+                .dev;
+            (!d.is_null()).then(|| NetDevice::from_raw(d))
+        }
+    }
+
+    /// Attaches a route; the skb takes over the reference.
+    pub fn set_dst(&mut self, dst: Dst) {
+        // SAFETY: Valid skb; `skb_dst_set` takes over the counted reference.
+        unsafe { bindings::skb_dst_set(self.raw(), dst.into_raw()) };
+    }
+}
+
+impl Drop for SkBuff {
+    fn drop(&mut self) {
+        // SAFETY: We own the skb; it is freed once.
+        unsafe { bindings::kfree_skb(self.raw()) };
+    }
+}
+
+/// Room a device needs in front of its packets for its link-layer header
+/// (`LL_RESERVED_SPACE`).
+pub fn ll_reserved_space(dev: &NetDevice) -> u32 {
+    // SAFETY: The device is valid.
+    unsafe { bindings::netdev_ll_reserved_space(dev.as_raw()) }
+}
