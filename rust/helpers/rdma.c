@@ -42,3 +42,13 @@ rust_helper_rdma_gid_attr_network_type(const struct ib_gid_attr *attr)
 {
 	return rdma_gid_attr_network_type(attr);
 }
+
+__rust_helper void *rust_helper_xa_store_irq(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	return xa_store_irq(xa, index, entry, gfp);
+}
+
+__rust_helper void *rust_helper_xa_erase_irq(struct xarray *xa, unsigned long index)
+{
+	return xa_erase_irq(xa, index);
+}

@@ -21,7 +21,7 @@ use crate::{
     net::netdev::NetDevice,
     prelude::*,
     str::CStr,
-    sync::aref::ARef,
+    sync::{aref::ARef, rcu},
     types::Opaque,
     ThisModule,
 };
@@ -196,6 +196,60 @@ pub trait Driver: Sized + 'static {
 
     /// `dealloc_mw`: on success the data is dropped and the MW freed.
     fn dealloc_mw(mw: &Mw<Self>) -> Result;
+
+    /// Port counters shown by `rdma statistic show link DEV/1`; none if empty.
+    const HW_STATS: &'static [StatDesc] = &[];
+
+    /// Fills `out` (one value per [`Driver::HW_STATS`] entry) for `port`.
+    fn hw_stats(_dev: &Device<Self>, _port: u32, _out: &mut [u64]) {}
+}
+
+/// The name of a hardware counter (`struct rdma_stat_desc`).
+#[repr(transparent)]
+pub struct StatDesc(bindings::rdma_stat_desc);
+
+// SAFETY: Only a pointer to a static string, never written.
+unsafe impl Sync for StatDesc {}
+
+impl StatDesc {
+    /// A counter called `name`.
+    pub const fn new(name: &'static CStr) -> Self {
+        Self(bindings::rdma_stat_desc {
+            name: name.as_ptr().cast(),
+            flags: 0,
+            priv_: core::ptr::null(),
+        })
+    }
+}
+
+/// A counted reference to a registered device of driver `T`, from
+/// [`Device::get_by_netdev`]. Unregistration waits for it to be dropped.
+///
+/// # Invariants
+///
+/// `0` is a registered device of driver `T` on which this value holds a reference.
+pub struct DeviceRef<T: Driver>(NonNull<bindings::ib_device>, PhantomData<T>);
+
+// SAFETY: Device references may be dropped on any CPU.
+unsafe impl<T: Driver> Send for DeviceRef<T> {}
+// SAFETY: `Device<T>` is `Sync`.
+unsafe impl<T: Driver> Sync for DeviceRef<T> {}
+
+impl<T: Driver> core::ops::Deref for DeviceRef<T> {
+    type Target = Device<T>;
+
+    fn deref(&self) -> &Device<T> {
+        // SAFETY: By the type invariant the device is registered, so its data is
+        // initialised and stays so while the reference is held.
+        unsafe { Device::from_raw(self.0.as_ptr()) }
+    }
+}
+
+impl<T: Driver> Drop for DeviceRef<T> {
+    fn drop(&mut self) {
+        // SAFETY: We hold one reference.
+        unsafe { bindings::ib_device_put(self.0.as_ptr()) };
+    }
 }
 
 /// Parameters fixed at registration.
@@ -213,6 +267,8 @@ struct DeviceObj<T: Driver> {
     /// Must be first: `_ib_alloc_device` allocates the driver struct around it.
     ib: Opaque<bindings::ib_device>,
     netdev: ARef<NetDevice>,
+    /// QPs by number, for RCU lookups from the data path (see [`Device::qp_rcu`]).
+    qp_table: Opaque<bindings::xarray>,
     data: T::Data,
 }
 
@@ -259,6 +315,43 @@ impl<T: Driver> Device<T> {
     pub fn netdev(&self) -> &NetDevice {
         // SAFETY: By the type invariant `netdev` is initialised and alive.
         unsafe { &(*self.obj()).netdev }
+    }
+
+    /// The raw QP table.
+    pub(crate) fn qp_table(&self) -> *mut bindings::xarray {
+        // SAFETY: By the type invariant the object is alive; the table was
+        // initialised in `register`.
+        unsafe { (*self.obj()).qp_table.get() }
+    }
+
+    /// Finds a QP by number from any context, under RCU. The QP stays valid for
+    /// the guard's lifetime: QPs enter the table once created and destroying one
+    /// removes it and waits for a grace period before the core frees it.
+    pub fn qp_rcu<'g>(&'g self, qpn: u32, _guard: &'g rcu::Guard) -> Option<&'g Qp<T>> {
+        // SAFETY: The table is valid; `xa_load` is safe under RCU.
+        let p = unsafe { bindings::xa_load(self.qp_table(), qpn as usize) };
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: Only created QPs of this driver are stored, and they stay valid
+        // until a grace period after removal; the guard holds off that period.
+        Some(unsafe { Qp::<T>::from_raw(p.cast()) })
+    }
+
+    /// Finds the registered device of driver `T` (loaded as `module`) on `netdev`,
+    /// from any context. The driver id alone is not enough: another driver may
+    /// register devices with the same id (rrxe and rdma_rxe both report RXE).
+    pub fn get_by_netdev(module: &ThisModule, netdev: &NetDevice) -> Option<DeviceRef<T>> {
+        // SAFETY: `netdev` is valid; a non-null result carries a device reference.
+        let ib = unsafe { bindings::ib_device_get_by_netdev(netdev.as_raw(), T::DRIVER_ID) };
+        let ib = NonNull::new(ib)?;
+        // SAFETY: The reference keeps the device and its ops alive.
+        if unsafe { (*ib.as_ptr()).ops.owner } != module.as_ptr() {
+            // SAFETY: Gives back the reference just taken.
+            unsafe { bindings::ib_device_put(ib.as_ptr()) };
+            return None;
+        }
+        Some(DeviceRef(ib, PhantomData))
     }
 
     /// The device name, e.g. `rrxe0`.
@@ -323,6 +416,9 @@ impl<T: Driver> Device<T> {
         // written in place before anything reads them.
         unsafe {
             (&raw mut (*obj).netdev).write(netdev.into());
+            // IRQ-safe: the lock class is shared with every XArray the kernel crate
+            // creates, and drivers take some of those with interrupts off.
+            bindings::xa_init_flags((*obj).qp_table.get(), bindings::XA_FLAGS_LOCK_IRQ);
             if let Err(e) = data.__init(&raw mut (*obj).data) {
                 core::ptr::drop_in_place(&raw mut (*obj).netdev);
                 // Ops are not set yet, so no dealloc_driver runs.
@@ -444,6 +540,16 @@ impl<T: Driver> Device<T> {
         dereg_mr: Some(Ops::<T>::dereg_mr),
         alloc_mw: Some(Ops::<T>::alloc_mw),
         dealloc_mw: Some(Ops::<T>::dealloc_mw),
+        alloc_hw_port_stats: if T::HW_STATS.is_empty() {
+            None
+        } else {
+            Some(Self::alloc_hw_port_stats_cb)
+        },
+        get_hw_stats: if T::HW_STATS.is_empty() {
+            None
+        } else {
+            Some(Self::get_hw_stats_cb)
+        },
         size_ib_ucontext: size_of::<ObjWith<bindings::ib_ucontext, T::UContext>>(),
         size_ib_pd: size_of::<ObjWith<bindings::ib_pd, T::Pd>>(),
         size_ib_cq: size_of::<ObjWith<bindings::ib_cq, T::Cq>>(),
@@ -466,7 +572,46 @@ impl<T: Driver> Device<T> {
         unsafe {
             core::ptr::drop_in_place(&raw mut (*obj).data);
             core::ptr::drop_in_place(&raw mut (*obj).netdev);
+            bindings::xa_destroy((*obj).qp_table.get());
         }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core for a device registered by [`Self::register`].
+    unsafe extern "C" fn alloc_hw_port_stats_cb(
+        _ib: *mut bindings::ib_device,
+        _port: u32,
+    ) -> *mut bindings::rdma_hw_stats {
+        // SAFETY: `HW_STATS` is static and `StatDesc` is transparent over the C
+        // struct; the core frees the result.
+        unsafe {
+            bindings::rdma_alloc_hw_stats_struct(
+                T::HW_STATS.as_ptr().cast(),
+                T::HW_STATS.len() as i32,
+                bindings::RDMA_HW_STATS_DEFAULT_LIFESPAN as _,
+            )
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core for a device registered by [`Self::register`],
+    /// with `stats` from [`Self::alloc_hw_port_stats_cb`], under its lock.
+    unsafe extern "C" fn get_hw_stats_cb(
+        ib: *mut bindings::ib_device,
+        stats: *mut bindings::rdma_hw_stats,
+        port: u32,
+        _index: crate::ffi::c_int,
+    ) -> crate::ffi::c_int {
+        // SAFETY: `stats` holds `num_counters` values, which equals `HW_STATS.len()`;
+        // the core serialises access.
+        let (dev, out) = unsafe {
+            let n = ((*stats).num_counters.max(0) as usize).min(T::HW_STATS.len());
+            (Device::<T>::from_raw(ib), (*stats).value.as_mut_slice(n))
+        };
+        T::hw_stats(dev, port, out);
+        out.len() as crate::ffi::c_int
     }
 
     /// # Safety

@@ -54,6 +54,33 @@ impl Umem {
             bindings::ib_umem_copy_from(dst.as_mut_ptr().cast(), self.0.as_ptr(), off, dst.len())
         })
     }
+
+    /// Copies `src` into the range at byte offset `off`. Works in any context.
+    pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
+        let end = off.checked_add(src.len()).ok_or(EINVAL)?;
+        if end > self.len() {
+            return Err(EINVAL);
+        }
+        let u = self.0.as_ptr();
+        // SAFETY: The umem is live and its pages pinned; the range was checked, and
+        // the scatterlist starts at the page holding `address` (hence the in-page
+        // offset is added, as `ib_umem_copy_from` does).
+        let n = unsafe {
+            let sgt = &raw mut (*u).sgt_append.sgt;
+            bindings::sg_pcopy_from_buffer(
+                (*sgt).sgl,
+                (*sgt).orig_nents,
+                src.as_ptr().cast(),
+                src.len(),
+                (off + ((*u).address as usize & (bindings::PAGE_SIZE - 1))) as _,
+            )
+        };
+        if n == src.len() {
+            Ok(())
+        } else {
+            Err(EFAULT)
+        }
+    }
 }
 
 impl Drop for Umem {

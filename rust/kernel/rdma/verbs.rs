@@ -12,7 +12,13 @@
 
 use super::device::{Device, Driver, ObjWith};
 use super::types::UData;
-use crate::{bindings, error::from_result, ffi::c_int, prelude::*, types::Opaque};
+use crate::{
+    bindings,
+    error::{from_result, to_result},
+    ffi::c_int,
+    prelude::*,
+    types::Opaque,
+};
 use core::{marker::PhantomData, mem::size_of};
 
 macro_rules! core_object {
@@ -938,6 +944,21 @@ impl<T: Driver> Ops<T> {
                 (*qp).qp_num = qpn;
                 ObjWith::<bindings::ib_qp, T::Qp>::init(qp, data);
             }
+            // Published for the data path only once complete.
+            let table = pd.device().qp_table();
+            // SAFETY: The table is valid; the entry is a created QP of this driver.
+            let old = unsafe {
+                bindings::xa_store_irq(table, qpn as usize, qp.cast(), GFP_KERNEL.as_raw())
+            };
+            // SAFETY: `old` came from `xa_store`.
+            if let Err(e) = to_result(unsafe { bindings::xa_err(old) }) {
+                // SAFETY: A created QP that nobody else has seen yet.
+                let q = unsafe { Qp::<T>::from_raw(qp) };
+                let _ = T::destroy_qp(q);
+                // SAFETY: Destroyed: the core frees the memory after the error.
+                unsafe { ObjWith::<bindings::ib_qp, T::Qp>::drop_data(qp) };
+                return Err(e);
+            }
             Ok(0)
         })
     }
@@ -1004,7 +1025,24 @@ impl<T: Driver> Ops<T> {
     ) -> c_int {
         from_result(|| {
             // SAFETY: A created QP.
-            T::destroy_qp(unsafe { Qp::<T>::from_raw(qp) })?;
+            let q = unsafe { Qp::<T>::from_raw(qp) };
+            // Unpublished first, and the data path's RCU readers are waited for, so
+            // none of them sees the QP once the driver starts tearing it down.
+            // SAFETY: The table is valid.
+            unsafe { bindings::xa_erase_irq(q.device().qp_table(), q.qp_num() as usize) };
+            crate::sync::rcu::synchronize_rcu();
+            if let Err(e) = T::destroy_qp(q) {
+                // SAFETY: The table is valid; the QP lives on.
+                unsafe {
+                    bindings::xa_store_irq(
+                        q.device().qp_table(),
+                        q.qp_num() as usize,
+                        qp.cast(),
+                        GFP_KERNEL.as_raw(),
+                    )
+                };
+                return Err(e);
+            }
             // SAFETY: Destroyed: the core frees the memory next.
             unsafe { ObjWith::<bindings::ib_qp, T::Qp>::drop_data(qp) };
             Ok(0)
