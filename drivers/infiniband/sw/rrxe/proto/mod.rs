@@ -10,6 +10,7 @@
 //! - [`hdr`]: header views and field structs.
 //! - [`packet`]: parser and builders for a whole UDP payload.
 //! - [`icrc`]: RoCE v2 invariant CRC with a pluggable CRC-32.
+//! - [`ip`]: the IP/UDP headers around a packet and the UDP source port.
 //! - [`psn`]: PSN/MSN arithmetic and IBTA timer/credit tables.
 //! - [`qp_state`]: modify-QP transition rules (`ib_modify_qp_is_ok`).
 //! - [`selftest`]: self-contained test cases shared by `cargo test` and KUnit.
@@ -20,6 +21,7 @@
 
 pub mod hdr;
 pub mod icrc;
+pub mod ip;
 pub mod opcode;
 pub mod packet;
 pub mod psn;
