@@ -7,10 +7,12 @@ use crate::{
     cq::{self, RrxeCq},
     mr::{self, MrInner, RrxeMr},
     mw::{self, MwInner, RrxeMw},
+    net::SocketUse,
     params,
     pool::Pool,
     qp::{self, QpInner, RrxeQp},
     srq::{self, RrxeSrq, SrqInner},
+    stats::{self, Stats},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
@@ -18,7 +20,7 @@ use kernel::{
     prelude::*,
     rdma::{
         self,
-        device::DeviceParams,
+        device::{DeviceParams, StatDesc},
         types::{cap, driver_id, port, port_state_of, PortEvent},
         verbs::{
             Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
@@ -64,6 +66,10 @@ pub(crate) struct RrxeDevice {
     /// Unregistration was queued. The netdev core repeats NETDEV_UNREGISTER while
     /// references remain, and a device must be queued for unregistration once.
     unregistering: AtomicBool,
+    /// Packet counters (`rdma statistic show link DEV/1`).
+    pub(crate) stats: Stats,
+    /// This device's share of its namespace's port-4791 sockets.
+    _sockets: SocketUse,
 }
 
 /// Per-ucontext state. Empty until mmapped rings exist.
@@ -98,6 +104,13 @@ impl rdma::Driver for Rrxe {
 
     const DRIVER_ID: u32 = driver_id::RXE;
     const UVERBS_ABI_VERSION: u32 = UVERBS_ABI_VERSION;
+    const HW_STATS: &'static [StatDesc] = &stats::DESCS;
+
+    fn hw_stats(dev: &rdma::Device<Self>, _port: u32, out: &mut [u64]) {
+        for (i, v) in out.iter_mut().enumerate() {
+            *v = dev.data().stats.get(i);
+        }
+    }
 
     fn with_devices<R>(f: impl FnOnce(&mut rdma::DeviceList<Self>) -> R) -> R {
         f(&mut crate::DEVICES.lock())
@@ -349,6 +362,8 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         return Err(EINVAL);
     }
     let mac = ndev.hw_addr().ok_or(EINVAL)?;
+    // Binding 4791 fails here (EADDRINUSE) if rdma_rxe owns it in this namespace.
+    let sockets = SocketUse::get(ndev.net())?;
     let guid = u64::from_ne_bytes(params::eui64(mac));
     let devparams = DeviceParams {
         node_desc: c"rrxe",
@@ -366,6 +381,8 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         mac,
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),
+        stats: Stats::new(),
+        _sockets: sockets,
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
     rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, data)

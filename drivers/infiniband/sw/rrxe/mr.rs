@@ -15,7 +15,7 @@ use kernel::{
     prelude::*,
     rdma::{
         umem::Umem,
-        verbs::{Mr, MrKeys, Pd},
+        verbs::{Mr, MrKeys, Pd, Sge},
         UData,
     },
     sync::{Arc, SpinLockIrq},
@@ -52,7 +52,6 @@ pub(crate) enum Backing {
     /// All of kernel memory (kernel consumers' `local_dma_lkey` equivalent).
     Dma,
     /// Pinned user memory.
-    #[allow(dead_code, reason = "copied to and from by the data path")]
     User(Umem),
     /// A page list set by `map_mr_sg` and activated by a REG_MR work request.
     Fast { max_pages: u32 },
@@ -201,5 +200,117 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
 
 pub(crate) fn dereg(dev: &RrxeDevice, mr: &Mr<Rrxe>) -> Result {
     dev.mrs.remove(mr.data().index);
+    // The receive path looks MRs up under RCU and holds them only inside that
+    // section: once it is over, the core's reference is the last one, and the
+    // pinned pages are released here, in process context.
+    kernel::sync::rcu::synchronize_rcu();
     Ok(())
+}
+
+impl MrInner {
+    /// The byte offset of `[iova, iova + len)` in the MR, if it lies inside.
+    fn offset_of(&self, iova: u64, len: usize) -> Option<usize> {
+        let off = iova.checked_sub(self.iova)?;
+        let end = off.checked_add(len as u64)?;
+        if end > self.length {
+            return None;
+        }
+        usize::try_from(off).ok()
+    }
+
+    /// Copies MR memory at `iova` into `dst`.
+    fn read(&self, iova: u64, dst: &mut [u8]) -> Result {
+        let off = self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
+        match &self.backing {
+            Backing::User(umem) => umem.copy_from(off, dst),
+            // Kernel-virtual and fast-registered memory: kernel QPs (to come).
+            Backing::Dma | Backing::Fast { .. } => Err(EOPNOTSUPP),
+        }
+    }
+
+    /// Copies `src` into MR memory at `iova`.
+    fn write(&self, iova: u64, src: &[u8]) -> Result {
+        let off = self.offset_of(iova, src.len()).ok_or(EFAULT)?;
+        match &self.backing {
+            Backing::User(umem) => umem.copy_to(off, src),
+            Backing::Dma | Backing::Fast { .. } => Err(EOPNOTSUPP),
+        }
+    }
+}
+
+/// Finds the MR of a local key for a QP of PD `pd_id`, with `need` access
+/// (`access::LOCAL_WRITE` to place data, 0 to read it). As rxe's `lookup_mr`: the
+/// whole key, the PD and the access must match.
+fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<RrxeMr> {
+    let mr = dev.mrs.get(lkey >> 8)?;
+    (mr.keys.lkey == lkey && mr.pd_id == pd_id && mr.access & need == need).then_some(mr)
+}
+
+/// Walks a WQE's scatter/gather list, copying to or from the memory it names.
+pub(crate) struct SgeCursor<'a> {
+    dev: &'a RrxeDevice,
+    pd_id: u32,
+    sgl: &'a [Sge],
+    /// Current SGE and the offset into it.
+    idx: usize,
+    off: u32,
+    /// The current SGE's MR, looked up once per SGE.
+    mr: Option<RrxeMr>,
+}
+
+impl<'a> SgeCursor<'a> {
+    pub(crate) fn new(dev: &'a RrxeDevice, pd_id: u32, sgl: &'a [Sge]) -> Self {
+        Self {
+            dev,
+            pd_id,
+            sgl,
+            idx: 0,
+            off: 0,
+            mr: None,
+        }
+    }
+
+    /// Runs `op` on consecutive pieces of the list covering `len` bytes: each call
+    /// gets the MR, the IOVA and the piece's range in `0..len`.
+    fn walk(
+        &mut self,
+        len: usize,
+        need: u32,
+        mut op: impl FnMut(&MrInner, u64, core::ops::Range<usize>) -> Result,
+    ) -> Result {
+        let mut done = 0;
+        while done < len {
+            let sge = self.sgl.get(self.idx).ok_or(ENOSPC)?;
+            let left = (sge.length - self.off) as usize;
+            if left == 0 {
+                self.idx += 1;
+                self.off = 0;
+                self.mr = None;
+                continue;
+            }
+            if self.mr.is_none() {
+                self.mr = Some(lookup_local(self.dev, self.pd_id, sge.lkey, need).ok_or(EACCES)?);
+            }
+            let n = left.min(len - done);
+            let iova = sge.addr.checked_add(u64::from(self.off)).ok_or(EFAULT)?;
+            if let Some(mr) = self.mr.as_deref() {
+                op(mr, iova, done..done + n)?;
+            }
+            self.off += n as u32;
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Copies `src` into the list's memory, which must be locally writable.
+    pub(crate) fn write(&mut self, src: &[u8]) -> Result {
+        self.walk(src.len(), access::LOCAL_WRITE, |mr, iova, r| {
+            mr.write(iova, &src[r])
+        })
+    }
+
+    /// Fills `dst` from the list's memory.
+    pub(crate) fn read(&mut self, dst: &mut [u8]) -> Result {
+        self.walk(dst.len(), 0, |mr, iova, r| mr.read(iova, &mut dst[r]))
+    }
 }

@@ -29,12 +29,13 @@ use kernel::{
 };
 
 /// `IB_WC_*` statuses and opcodes used here.
-const WC_LOC_QP_OP_ERR: u32 = 2;
+pub(crate) const WC_LOC_QP_OP_ERR: u32 = 2;
+pub(crate) const WC_LOC_PROT_ERR: u32 = 4;
 const WC_WR_FLUSH_ERR: u32 = 5;
-const WC_RECV: u32 = 1 << 7;
+pub(crate) const WC_RECV: u32 = 1 << 7;
 
 /// The Q_Key of QP1.
-const GSI_QKEY: u32 = 0x8001_0000;
+pub(crate) const GSI_QKEY: u32 = 0x8001_0000;
 /// `IB_MTU_256`, the path MTU before one is set.
 const MTU_256: u32 = 1;
 /// Largest local ACK timeout code.
@@ -110,17 +111,19 @@ struct SendQueue {
     /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
     /// first. For a user QP entry `i` is ring slot `consumer + i`.
     pending: PendingList,
+    /// The PSN of the next packet.
+    psn: u32,
 }
 
-struct RecvQueue {
-    ring: Queue,
-    max_sge: u32,
+pub(crate) struct RecvQueue {
+    pub(crate) ring: Queue,
+    pub(crate) max_sge: u32,
 }
 
-struct QpState_ {
-    attr: QpAttr,
+pub(crate) struct QpState_ {
+    pub(crate) attr: QpAttr,
     sq: SendQueue,
-    rq: Option<RecvQueue>,
+    pub(crate) rq: Option<RecvQueue>,
 }
 
 /// The driver's QP.
@@ -130,7 +133,7 @@ pub(crate) struct QpInner {
     pub(crate) pd_id: u32,
     sq_sig_all: bool,
     #[pin]
-    state: SpinLockIrq<QpState_>,
+    pub(crate) state: SpinLockIrq<QpState_>,
 }
 
 pub(crate) type RrxeQp = Arc<QpInner>;
@@ -257,6 +260,7 @@ pub(crate) fn create(
                         lim,
                         capacity,
                         pending,
+                        psn: 0,
                     },
                     rq,
                 }),
@@ -312,7 +316,7 @@ impl Completions {
     }
 }
 
-fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
+pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
     Wc {
         wr_id,
         status,
@@ -337,7 +341,7 @@ fn wc_opcode(wr_opcode: u32) -> u32 {
     }
 }
 
-fn cur_state(st: &QpState_) -> QpState {
+pub(crate) fn cur_state(st: &QpState_) -> QpState {
     QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
 }
 
@@ -459,9 +463,98 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
     false
 }
 
+/// The user doorbell: takes the new WQEs into kernel memory and sends what it can.
+pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+    fetch(dev, qp)?;
+    crate::req::run(qp);
+    Ok(())
+}
+
+/// What the requester does next.
+pub(crate) enum NextSend {
+    /// Send this WQE; its packets start at the PSN given.
+    Send(SendWqe, u32),
+    /// Nothing to do now.
+    Idle,
+}
+
+/// Takes the oldest send WQE the requester can work on. Datagram WQEs complete as
+/// soon as they are sent, so they leave the queue (and the ring slot is freed)
+/// here; a refused WQE at the head fails the QP and flushes it instead.
+pub(crate) fn next_send(qp: &Qp<Rrxe>) -> NextSend {
+    let inner = qp.data();
+    let mut out = None;
+    let failed = {
+        let mut st = inner.state.lock();
+        if !matches!(cur_state(&st), QpState::Rts | QpState::Sqd) {
+            return NextSend::Idle;
+        }
+        match st.sq.pending.front() {
+            Some(Pending::Wqe(w)) if w.ud.is_some() => false,
+            Some(Pending::Bad { .. }) => {
+                let Ok(mut o) = Completions::new(GFP_ATOMIC) else {
+                    return NextSend::Idle;
+                };
+                let failed = progress(qp, inner.sq_sig_all, &mut st, &mut o);
+                out = Some(o);
+                failed
+            }
+            // Connected transports are not sent yet.
+            _ => return NextSend::Idle,
+        }
+    };
+    if let Some(mut o) = out {
+        o.post(qp);
+        if failed {
+            flush(qp, &mut o);
+        }
+        return NextSend::Idle;
+    }
+    let mut st = inner.state.lock();
+    // Still at the head: only this requester takes WQEs off the queue.
+    match st.sq.pending.pop_front() {
+        Some(Pending::Wqe(w)) => {
+            if let Some(r) = st.sq.ring.as_mut() {
+                let _ = r.consume();
+            }
+            let psn = st.sq.psn;
+            st.sq.psn = (psn + 1) & 0x00ff_ffff;
+            NextSend::Send(w, psn)
+        }
+        _ => NextSend::Idle,
+    }
+}
+
+/// Reports a WQE the requester finished with `status`. A failed one moves the QP
+/// to the error state, which flushes the rest.
+pub(crate) fn send_done(qp: &Qp<Rrxe>, w: &SendWqe, status: u32) {
+    let inner = qp.data();
+    let signaled = w.flags & wqe::flag::SIGNALED != 0 || inner.sq_sig_all;
+    if signaled || status != cq::WC_SUCCESS {
+        let mut c = wc(qp, w.wr_id, status, wc_opcode(w.opcode));
+        c.byte_len = w.length;
+        let _ = cq::post(qp.send_cq(), &c, false);
+    }
+    if status != cq::WC_SUCCESS {
+        inner.state.lock().attr.qp_state = QpState::Err as u32;
+        if let Ok(mut o) = Completions::new(GFP_ATOMIC) {
+            flush(qp, &mut o);
+        }
+    }
+}
+
+/// Moves a QP to the error state after a local error on the receive side, and
+/// flushes it.
+pub(crate) fn fail(qp: &Qp<Rrxe>) {
+    qp.data().state.lock().attr.qp_state = QpState::Err as u32;
+    if let Ok(mut o) = Completions::new(GFP_ATOMIC) {
+        flush(qp, &mut o);
+    }
+}
+
 /// Takes the new WQEs of a user send queue into kernel memory, each copied once,
 /// in batches.
-pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let inner = qp.data();
     let mut out = Completions::new(GFP_KERNEL)?;
     // The largest slot (208-byte header, 512 bytes of SGEs or inline data, rounded).
@@ -675,6 +768,9 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
         s.qp_state = new as u32;
+        if mask & m::SQ_PSN != 0 {
+            st.sq.psn = st.attr.sq_psn;
+        }
         if new == QpState::Reset {
             // Back to a clean QP: fetched WQEs are dropped without completions.
             st.sq.pending.clear();

@@ -7,7 +7,10 @@
 //! provider drives it unmodified.
 
 use kernel::{
-    net::netdev::{self, NetDevice},
+    net::{
+        namespace::PernetRegistration,
+        netdev::{self, NetDevice},
+    },
     prelude::*,
     rdma::{self, link},
     str::CStr,
@@ -18,13 +21,18 @@ mod cq;
 mod device;
 mod mr;
 mod mw;
+mod net;
 mod params;
 mod pool;
 mod proto;
 mod proto_kunit;
 mod qp;
 mod queue;
+mod recv;
+mod req;
+mod resp;
 mod srq;
+mod stats;
 mod wqe;
 
 use device::Rrxe;
@@ -43,6 +51,11 @@ kernel::sync::global_lock! {
     unsafe(uninit) static DEVICES: Mutex<rdma::DeviceList<Rrxe>> = rdma::DeviceList::new();
 }
 
+/// This module, for telling our devices from rdma_rxe's (same driver id).
+pub(crate) fn this_module() -> &'static ThisModule {
+    &<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE
+}
+
 /// The `rrxe` link type.
 struct RrxeLink;
 
@@ -50,11 +63,7 @@ impl link::LinkOps for RrxeLink {
     const TYPE: &'static CStr = c"rrxe";
 
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
-        device::add(
-            &<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE,
-            name,
-            ndev,
-        )
+        device::add(this_module(), name, ndev)
     }
 }
 
@@ -75,18 +84,23 @@ struct RrxeModule {
     /// Taken first on unload so that no device can be created while the rest goes.
     link: Option<Pin<KBox<link::Registration<RrxeLink>>>>,
     _notifier: Pin<KBox<netdev::Notifier<NetdevEvents>>>,
+    /// Releases a namespace's sockets when it dies; dropped after the devices.
+    _pernet: Pin<KBox<PernetRegistration<net::Pernet>>>,
 }
 
 impl kernel::Module for RrxeModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: Called once, before the link type or notifier exist.
         unsafe { DEVICES.init() };
+        net::init();
+        let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
         let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
         let link = KBox::pin_init(link::Registration::<RrxeLink>::new(), GFP_KERNEL)?;
         pr_info!("loaded\n");
         Ok(RrxeModule {
             link: Some(link),
             _notifier: notifier,
+            _pernet: pernet,
         })
     }
 }
@@ -97,6 +111,9 @@ impl Drop for RrxeModule {
         // share the driver id), then stop listening to netdev events.
         self.link.take();
         rdma::DeviceList::<Rrxe>::unregister_all();
+        // The sockets went with the devices; receivers that were already running
+        // (under RCU) must finish before the module's code goes away.
+        kernel::sync::rcu::synchronize_rcu();
         pr_info!("unloaded\n");
     }
 }

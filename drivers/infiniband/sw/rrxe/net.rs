@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RoCE v2 over UDP: the per-namespace port-4791 sockets that receive, and the
+//! building and sending of packets.
+//!
+//! Each network namespace with an rrxe device has one IPv4 and one IPv6-only tunnel
+//! socket on port 4791, shared by its devices and released with the last of them
+//! or with the namespace. rdma_rxe may own 4791 in another namespace; in the same
+//! namespace the second driver's device fails to bind (`EADDRINUSE`).
+//!
+//! Sending does not go through a socket: rrxe builds the IP and UDP headers itself,
+//! because the ICRC covers the IPv4 ID, which the tunnel helpers pick only as they
+//! send. The packet then leaves through `ip_local_out`, as rxe's do.
+
+use crate::{
+    device::Rrxe,
+    proto::{
+        icrc::{self, Crc32, NetHdr},
+        ip,
+        opcode::{self, BTH_BYTES},
+        packet::{self, HeaderFields},
+    },
+};
+use kernel::{
+    net::{
+        namespace::{Namespace, PernetHandler},
+        route,
+        skb::{self, SkBuff},
+        udp_tunnel::{EncapReceiver, Family, TunnelSocket},
+    },
+    prelude::*,
+    rdma::{self, verbs::AhAttr},
+};
+
+/// `ETH_P_IP`, `ETH_P_IPV6`, `ETH_HLEN`.
+const ETH_P_IP: u16 = 0x0800;
+const ETH_P_IPV6: u16 = 0x86dd;
+const ETH_HLEN: u32 = 14;
+/// `RDMA_NETWORK_IPV6`.
+const NETWORK_IPV6: u32 = 3;
+
+/// The kernel's (accelerated) CRC-32 for the ICRC.
+pub(crate) struct KernelCrc;
+
+impl Crc32 for KernelCrc {
+    fn update(&self, crc: u32, data: &[u8]) -> u32 {
+        kernel::crc32::crc32_le(crc, data)
+    }
+}
+
+/// Receives the packets of the 4791 sockets.
+pub(crate) struct Receiver;
+
+impl EncapReceiver for Receiver {
+    fn receive(skb: SkBuff) {
+        crate::recv::receive(skb);
+    }
+}
+
+struct NsSockets {
+    /// The namespace's address, valid while the entry exists: the pernet exit hook
+    /// removes the entry before the namespace is freed.
+    key: usize,
+    /// Tells this namespace's entry from a later one at the same address.
+    generation: u64,
+    users: u32,
+    _v4: TunnelSocket<Receiver>,
+    _v6: Option<TunnelSocket<Receiver>>,
+}
+
+struct SocketTable {
+    entries: KVec<NsSockets>,
+    next_generation: u64,
+}
+
+kernel::sync::global_lock! {
+    // SAFETY: Initialised in `init` before any device can exist.
+    unsafe(uninit) static SOCKETS: Mutex<SocketTable> = SocketTable {
+        entries: KVec::new(),
+        next_generation: 1,
+    };
+}
+
+/// Prepares the socket table; called once at module load.
+pub(crate) fn init() {
+    // SAFETY: Called once, before the link type and the pernet hook exist.
+    unsafe { SOCKETS.init() };
+}
+
+/// A device's share of its namespace's sockets; the last share releases them.
+pub(crate) struct SocketUse {
+    key: usize,
+    generation: u64,
+}
+
+impl SocketUse {
+    /// Takes a share of `net`'s sockets, creating them for the first device.
+    pub(crate) fn get(net: &Namespace) -> Result<Self> {
+        let mut t = SOCKETS.lock();
+        if let Some(e) = t.entries.iter_mut().find(|e| e.key == net.key()) {
+            e.users += 1;
+            return Ok(Self {
+                key: e.key,
+                generation: e.generation,
+            });
+        }
+        let v4 = TunnelSocket::new(net, Family::V4, ip::ROCE_V2_PORT)?;
+        // A kernel without IPv6 in this namespace still gets IPv4.
+        let v6 = match TunnelSocket::new(net, Family::V6, ip::ROCE_V2_PORT) {
+            Ok(s) => Some(s),
+            Err(e) if e == EAFNOSUPPORT => None,
+            Err(e) => return Err(e),
+        };
+        let generation = t.next_generation;
+        t.next_generation += 1;
+        t.entries.push(
+            NsSockets {
+                key: net.key(),
+                generation,
+                users: 1,
+                _v4: v4,
+                _v6: v6,
+            },
+            GFP_KERNEL,
+        )?;
+        Ok(Self {
+            key: net.key(),
+            generation,
+        })
+    }
+}
+
+impl Drop for SocketUse {
+    fn drop(&mut self) {
+        let mut t = SOCKETS.lock();
+        let Some(i) = t
+            .entries
+            .iter()
+            .position(|e| e.key == self.key && e.generation == self.generation)
+        else {
+            // The namespace went first and took its sockets with it.
+            return;
+        };
+        t.entries[i].users -= 1;
+        if t.entries[i].users == 0 {
+            // Released under the lock, in process context (device teardown).
+            let (key, generation) = (self.key, self.generation);
+            t.entries
+                .retain(|e| !(e.key == key && e.generation == generation));
+        }
+    }
+}
+
+/// Releases a dying namespace's sockets even if a device there is still being
+/// unregistered: a kernel socket does not keep its namespace alive.
+pub(crate) struct Pernet;
+
+impl PernetHandler for Pernet {
+    fn exit(net: &Namespace) {
+        let mut t = SOCKETS.lock();
+        t.entries.retain(|e| e.key != net.key());
+    }
+}
+
+/// Where a packet goes: the IP fields of an address vector.
+pub(crate) struct Path {
+    v6: bool,
+    saddr: [u8; 16],
+    daddr: [u8; 16],
+    tclass: u8,
+    hop_limit: u8,
+    dmac: [u8; 6],
+}
+
+impl Path {
+    /// The path of a RoCE v2 address vector.
+    pub(crate) fn from_av(av: &AhAttr) -> Result<Self> {
+        let v6 = av.network_type == NETWORK_IPV6;
+        let v4_gids = ip::gid_is_v4_mapped(&av.sgid) && ip::gid_is_v4_mapped(&av.dgid);
+        if v6 == v4_gids {
+            return Err(EINVAL);
+        }
+        Ok(Self {
+            v6,
+            saddr: av.sgid,
+            daddr: av.dgid,
+            tclass: av.traffic_class,
+            hop_limit: av.hop_limit,
+            dmac: av.dmac,
+        })
+    }
+
+    fn ip_len(&self) -> usize {
+        if self.v6 {
+            icrc::IPV6_HDR_BYTES
+        } else {
+            icrc::IPV4_HDR_BYTES
+        }
+    }
+}
+
+/// Why a packet was not sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendError {
+    /// No route, no memory, or the stack refused the packet.
+    Net(Error),
+    /// The payload could not be gathered (a local protection or length error).
+    Payload,
+}
+
+impl From<Error> for SendError {
+    fn from(e: Error) -> Self {
+        SendError::Net(e)
+    }
+}
+
+/// Builds one packet with headers `f` and `payload_len` bytes that `fill` writes,
+/// and sends it from `sport` along `path`. A packet to the device's own MAC is
+/// handed straight to the receive path, as rxe's loopback does.
+pub(crate) fn send(
+    dev: &rdma::Device<Rrxe>,
+    path: &Path,
+    sport: u16,
+    f: &HeaderFields,
+    payload_len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), SendError>,
+) -> Result<(), SendError> {
+    let ndev = dev.netdev();
+    let net = ndev.net();
+    let info = opcode::lookup(f.bth.opcode).ok_or(EINVAL)?;
+    let pkt_len = packet::packet_len(info, payload_len).ok_or(EINVAL)?;
+    let ip_len = path.ip_len();
+    let head = ETH_HLEN + 8 + ip_len as u32 + skb::ll_reserved_space(ndev);
+    let pkt_len32 = u32::try_from(pkt_len).map_err(|_| EINVAL)?;
+    let mut skb = SkBuff::alloc(head + pkt_len32, GFP_ATOMIC)?;
+    skb.reserve(head)?;
+    {
+        let buf = skb.put(pkt_len32)?;
+        let mut fields = *f;
+        fields.bth.pad = packet::pad_for(payload_len);
+        let hdr_len = packet::build_headers(buf, &fields).map_err(|_| EINVAL)?;
+        let payload = buf.get_mut(hdr_len..hdr_len + payload_len).ok_or(EINVAL)?;
+        fill(payload)?;
+    }
+    let udp_len = u16::try_from(pkt_len + 8).map_err(|_| EINVAL)?;
+    {
+        let udp = skb.push(8)?;
+        let udp: &mut [u8; 8] = udp.try_into().map_err(|_| EINVAL)?;
+        ip::build_udp(udp, sport, ip::ROCE_V2_PORT, udp_len);
+    }
+    skb.reset_transport_header();
+    let dst = if path.v6 {
+        let hdr = skb.push(ip_len as u32)?;
+        let hdr: &mut [u8; 40] = hdr.try_into().map_err(|_| EINVAL)?;
+        ip::build_ipv6(
+            hdr,
+            path.tclass,
+            path.hop_limit,
+            path.saddr,
+            path.daddr,
+            udp_len,
+        );
+        route::route6(net, ndev.ifindex(), path.saddr, path.daddr)?
+    } else {
+        let (s, d) = (ip::gid_to_v4(&path.saddr), ip::gid_to_v4(&path.daddr));
+        let total = udp_len.checked_add(20).ok_or(EINVAL)?;
+        let hdr = skb.push(ip_len as u32)?;
+        let hdr: &mut [u8; 20] = hdr.try_into().map_err(|_| EINVAL)?;
+        ip::build_ipv4(hdr, path.tclass, path.hop_limit, s, d, total);
+        route::ipv4_select_ident(net, hdr);
+        route::route4(net, ndev.ifindex(), s, d)?
+    };
+    skb.reset_network_header();
+    {
+        let data = skb.data_mut();
+        let (iph, rest) = data.split_at_mut(ip_len);
+        let (udp, pkt) = rest.split_at_mut(8);
+        let udp: &[u8; 8] = (&*udp).try_into().map_err(|_| EINVAL)?;
+        let nh = NetHdr::from_ip(iph).map_err(|_| EINVAL)?;
+        icrc::generate(&KernelCrc, nh, udp, pkt).map_err(|_| EINVAL)?;
+    }
+    skb.set_protocol(if path.v6 { ETH_P_IPV6 } else { ETH_P_IP });
+    skb.set_dev(ndev);
+    let stats = &dev.data().stats;
+    if ndev.hw_addr() == Some(path.dmac) {
+        drop(dst);
+        skb.pull(ip_len as u32)?;
+        stats.inc(crate::stats::Counter::SentPackets);
+        crate::recv::receive(skb);
+        return Ok(());
+    }
+    skb.set_dst(dst);
+    let r = if path.v6 {
+        route::ip6_local_out(net, skb)
+    } else {
+        route::ip_local_out(net, skb)
+    };
+    match r {
+        Ok(()) => stats.inc(crate::stats::Counter::SentPackets),
+        Err(_) => stats.inc(crate::stats::Counter::SendErrors),
+    }
+    // Like rxe, a packet the stack dropped is not an error of the WQE: the transport
+    // (retransmission for RC) deals with loss.
+    Ok(())
+}
+
+/// The BTH of a received packet is at least this long; shorter UDP payloads are
+/// malformed.
+pub(crate) const MIN_PACKET: usize = BTH_BYTES + opcode::ICRC_BYTES;

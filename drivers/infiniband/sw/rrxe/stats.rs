@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per-device packet counters: what was sent and received, and every reason a
+//! received packet was dropped, each counted on its own.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use kernel::rdma::device::StatDesc;
+
+/// A counter; [`DESCS`] has the names users see, in the same order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub(crate) enum Counter {
+    SentPackets,
+    SendErrors,
+    RcvdPackets,
+    /// Too short, bad lengths, unknown opcode, bad version or pad.
+    RcvMalformed,
+    /// ICRC mismatch.
+    RcvIcrcError,
+    /// No QP with the destination QPN.
+    RcvUnknownQp,
+    /// The QP's type does not match the opcode's transport.
+    RcvWrongTransport,
+    /// The QP is not ready to receive.
+    RcvQpState,
+    /// P_Key or Q_Key mismatch.
+    RcvBadKey,
+    /// No receive WQE was posted.
+    RcvNoRecvWqe,
+    /// The message does not fit the receive buffers.
+    RcvLengthError,
+    /// The receive buffers cannot be written (bad lkey, range or access).
+    RcvLocalAccessError,
+    /// A transport or feature this version does not handle yet.
+    RcvUnsupported,
+}
+
+/// Counter names, in `Counter` order.
+pub(crate) static DESCS: [StatDesc; 13] = [
+    StatDesc::new(c"sent_pkts"),
+    StatDesc::new(c"send_err"),
+    StatDesc::new(c"rcvd_pkts"),
+    StatDesc::new(c"rcv_malformed"),
+    StatDesc::new(c"rcv_icrc_err"),
+    StatDesc::new(c"rcv_unknown_qp"),
+    StatDesc::new(c"rcv_wrong_transport"),
+    StatDesc::new(c"rcv_qp_state"),
+    StatDesc::new(c"rcv_bad_key"),
+    StatDesc::new(c"rcv_no_rwqe"),
+    StatDesc::new(c"rcv_length_err"),
+    StatDesc::new(c"rcv_local_access_err"),
+    StatDesc::new(c"rcv_unsupported"),
+];
+
+/// The counters of one device.
+pub(crate) struct Stats {
+    v: [AtomicU64; DESCS.len()],
+}
+
+impl Stats {
+    pub(crate) fn new() -> Self {
+        Self {
+            v: [const { AtomicU64::new(0) }; DESCS.len()],
+        }
+    }
+
+    pub(crate) fn inc(&self, c: Counter) {
+        self.v[c as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn get(&self, i: usize) -> u64 {
+        self.v.get(i).map_or(0, |c| c.load(Ordering::Relaxed))
+    }
+}
