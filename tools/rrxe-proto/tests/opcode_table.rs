@@ -189,3 +189,29 @@ fn classification_is_consistent() {
         assert_eq!(usize::from(info.length), opcode::BTH_BYTES + ext);
     }
 }
+
+#[test]
+fn request_opcodes_follow_the_table() {
+    use rrxe_proto::opcode::{lookup, request_opcode, Mask, RequestKind::*};
+    for uc in [false, true] {
+        for kind in [Send, SendWithImm, SendWithInv, Write, WriteWithImm] {
+            for (first, last) in [(true, true), (true, false), (false, false), (false, true)] {
+                let Some(op) = request_opcode(uc, kind, first, last) else {
+                    assert!(uc && kind == SendWithInv);
+                    continue;
+                };
+                let info = lookup(op).unwrap();
+                assert_eq!(info.is_first() || info.is_only(), first, "{op:#x}");
+                assert_eq!(info.is_last() || info.is_only(), last, "{op:#x}");
+                assert_eq!(op >> 5, u8::from(uc), "{op:#x}");
+                let is_write = matches!(kind, Write | WriteWithImm);
+                assert_eq!(info.mask.contains(Mask::WRITE), is_write, "{op:#x}");
+                assert_eq!(info.mask.contains(Mask::SEND), !is_write, "{op:#x}");
+                assert_eq!(info.mask.contains(Mask::RETH), is_write && first, "{op:#x}");
+                let imm = matches!(kind, SendWithImm | WriteWithImm) && last;
+                assert_eq!(info.mask.contains(Mask::IMMDT), imm, "{op:#x}");
+                assert_eq!(info.mask.contains(Mask::IETH), kind == SendWithInv && last);
+            }
+        }
+    }
+}

@@ -467,3 +467,49 @@ pub static OPCODES: [Option<OpInfo>; 256] = build_table();
 pub fn lookup(opcode: u8) -> Option<&'static OpInfo> {
     OPCODES.get(usize::from(opcode)).and_then(Option::as_ref)
 }
+
+/// What a connected-transport request carries, for picking its packets' opcodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    /// SEND.
+    Send,
+    /// SEND with immediate data.
+    SendWithImm,
+    /// SEND with invalidate (RC only).
+    SendWithInv,
+    /// RDMA WRITE.
+    Write,
+    /// RDMA WRITE with immediate data.
+    WriteWithImm,
+}
+
+/// The opcode of one packet of an RC request (UC with `uc`); `first` and `last`
+/// place the packet in its message (both for a single-packet message). `None` for
+/// what UC does not have (SEND with invalidate).
+pub const fn request_opcode(uc: bool, kind: RequestKind, first: bool, last: bool) -> Option<u8> {
+    use RequestKind::*;
+    let rc = match (kind, first, last) {
+        (Send | SendWithImm | SendWithInv, true, false) => RC_SEND_FIRST,
+        (Send | SendWithImm | SendWithInv, false, false) => RC_SEND_MIDDLE,
+        (Send, false, true) => RC_SEND_LAST,
+        (Send, true, true) => RC_SEND_ONLY,
+        (SendWithImm, false, true) => RC_SEND_LAST_WITH_IMMEDIATE,
+        (SendWithImm, true, true) => RC_SEND_ONLY_WITH_IMMEDIATE,
+        (SendWithInv, false, true) => RC_SEND_LAST_WITH_INVALIDATE,
+        (SendWithInv, true, true) => RC_SEND_ONLY_WITH_INVALIDATE,
+        (Write | WriteWithImm, true, false) => RC_RDMA_WRITE_FIRST,
+        (Write | WriteWithImm, false, false) => RC_RDMA_WRITE_MIDDLE,
+        (Write, false, true) => RC_RDMA_WRITE_LAST,
+        (Write, true, true) => RC_RDMA_WRITE_ONLY,
+        (WriteWithImm, false, true) => RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+        (WriteWithImm, true, true) => RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+    };
+    if !uc {
+        Some(rc)
+    } else if matches!(kind, SendWithInv) {
+        None
+    } else {
+        // UC's SEND and WRITE opcodes are RC's plus 0x20.
+        Some(rc | 0x20)
+    }
+}
