@@ -246,6 +246,31 @@ fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<Rr
     (mr.keys.lkey == lkey && mr.pd_id == pd_id && mr.access & need == need).then_some(mr)
 }
 
+/// Finds the MR of a remote key for an access of `len` bytes at `va` by a QP of PD
+/// `pd_id`, with `need` (`access::REMOTE_*`) granted. As rxe's `check_rkey`.
+pub(crate) fn lookup_remote(
+    dev: &RrxeDevice,
+    pd_id: u32,
+    rkey: u32,
+    need: u32,
+    va: u64,
+    len: u32,
+) -> Option<RrxeMr> {
+    let mr = dev.mrs.get(rkey >> 8)?;
+    let ok = mr.keys.rkey == rkey
+        && mr.pd_id == pd_id
+        && mr.access & need == need
+        && mr.offset_of(va, len as usize).is_some();
+    ok.then_some(mr)
+}
+
+impl MrInner {
+    /// Copies `src` to `va`, for a remote WRITE.
+    pub(crate) fn write_remote(&self, va: u64, src: &[u8]) -> Result {
+        self.write(va, src)
+    }
+}
+
 /// Walks a WQE's scatter/gather list, copying to or from the memory it names.
 pub(crate) struct SgeCursor<'a> {
     dev: &'a RrxeDevice,
@@ -270,6 +295,36 @@ impl<'a> SgeCursor<'a> {
         }
     }
 
+    /// A cursor resuming at `pos`, a [`SgeCursor::position`] of an earlier one.
+    pub(crate) fn at(dev: &'a RrxeDevice, pd_id: u32, sgl: &'a [Sge], pos: (usize, u32)) -> Self {
+        let mut c = Self::new(dev, pd_id, sgl);
+        (c.idx, c.off) = pos;
+        c
+    }
+
+    /// Where the cursor is: the SGE and the offset in it.
+    pub(crate) fn position(&self) -> (usize, u32) {
+        (self.idx, self.off)
+    }
+
+    /// Moves `n` bytes on without touching memory.
+    pub(crate) fn skip(&mut self, mut n: usize) -> Result {
+        while n > 0 {
+            let sge = self.sgl.get(self.idx).ok_or(ENOSPC)?;
+            let left = sge.length.saturating_sub(self.off) as usize;
+            if left == 0 {
+                self.idx += 1;
+                self.off = 0;
+                self.mr = None;
+                continue;
+            }
+            let k = left.min(n);
+            self.off += k as u32;
+            n -= k;
+        }
+        Ok(())
+    }
+
     /// Runs `op` on consecutive pieces of the list covering `len` bytes: each call
     /// gets the MR, the IOVA and the piece's range in `0..len`.
     fn walk(
@@ -281,7 +336,7 @@ impl<'a> SgeCursor<'a> {
         let mut done = 0;
         while done < len {
             let sge = self.sgl.get(self.idx).ok_or(ENOSPC)?;
-            let left = (sge.length - self.off) as usize;
+            let left = sge.length.saturating_sub(self.off) as usize;
             if left == 0 {
                 self.idx += 1;
                 self.off = 0;

@@ -163,6 +163,7 @@ impl PernetHandler for Pernet {
 }
 
 /// Where a packet goes: the IP fields of an address vector.
+#[derive(Clone, Copy)]
 pub(crate) struct Path {
     v6: bool,
     saddr: [u8; 16],
@@ -215,18 +216,17 @@ impl From<Error> for SendError {
 }
 
 /// Builds one packet with headers `f` and `payload_len` bytes that `fill` writes,
-/// and sends it from `sport` along `path`. A packet to the device's own MAC is
-/// handed straight to the receive path, as rxe's loopback does.
-pub(crate) fn send(
+/// from `sport` along `path`: UDP and IP headers included and the ICRC computed,
+/// ready for [`xmit`]. Takes no locks and may run under the caller's.
+pub(crate) fn build(
     dev: &rdma::Device<Rrxe>,
     path: &Path,
     sport: u16,
     f: &HeaderFields,
     payload_len: usize,
     fill: impl FnOnce(&mut [u8]) -> Result<(), SendError>,
-) -> Result<(), SendError> {
+) -> Result<SkBuff, SendError> {
     let ndev = dev.netdev();
-    let net = ndev.net();
     let info = opcode::lookup(f.bth.opcode).ok_or(EINVAL)?;
     let pkt_len = packet::packet_len(info, payload_len).ok_or(EINVAL)?;
     let ip_len = path.ip_len();
@@ -249,7 +249,7 @@ pub(crate) fn send(
         ip::build_udp(udp, sport, ip::ROCE_V2_PORT, udp_len);
     }
     skb.reset_transport_header();
-    let dst = if path.v6 {
+    if path.v6 {
         let hdr = skb.push(ip_len as u32)?;
         let hdr: &mut [u8; 40] = hdr.try_into().map_err(|_| EINVAL)?;
         ip::build_ipv6(
@@ -260,16 +260,14 @@ pub(crate) fn send(
             path.daddr,
             udp_len,
         );
-        route::route6(net, ndev.ifindex(), path.saddr, path.daddr)?
     } else {
         let (s, d) = (ip::gid_to_v4(&path.saddr), ip::gid_to_v4(&path.daddr));
         let total = udp_len.checked_add(20).ok_or(EINVAL)?;
         let hdr = skb.push(ip_len as u32)?;
         let hdr: &mut [u8; 20] = hdr.try_into().map_err(|_| EINVAL)?;
         ip::build_ipv4(hdr, path.tclass, path.hop_limit, s, d, total);
-        route::ipv4_select_ident(net, hdr);
-        route::route4(net, ndev.ifindex(), s, d)?
-    };
+        route::ipv4_select_ident(ndev.net(), hdr);
+    }
     skb.reset_network_header();
     {
         let data = skb.data_mut();
@@ -281,14 +279,35 @@ pub(crate) fn send(
     }
     skb.set_protocol(if path.v6 { ETH_P_IPV6 } else { ETH_P_IP });
     skb.set_dev(ndev);
+    Ok(skb)
+}
+
+/// Sends a packet from [`build`] along `path`; the caller must hold no QP lock,
+/// because a packet to the device's own MAC goes straight to its receive path
+/// (rxe's loopback), which takes them.
+pub(crate) fn xmit(dev: &rdma::Device<Rrxe>, path: &Path, mut skb: SkBuff) -> Result {
+    let ndev = dev.netdev();
+    let net = ndev.net();
     let stats = &dev.data().stats;
     if ndev.hw_addr() == Some(path.dmac) {
-        drop(dst);
-        skb.pull(ip_len as u32)?;
+        skb.pull(path.ip_len() as u32)?;
         stats.inc(crate::stats::Counter::SentPackets);
         crate::recv::receive(skb);
         return Ok(());
     }
+    let dst = if path.v6 {
+        route::route6(net, ndev.ifindex(), path.saddr, path.daddr)
+    } else {
+        let (s, d) = (ip::gid_to_v4(&path.saddr), ip::gid_to_v4(&path.daddr));
+        route::route4(net, ndev.ifindex(), s, d)
+    };
+    let dst = match dst {
+        Ok(d) => d,
+        Err(e) => {
+            stats.inc(crate::stats::Counter::SendErrors);
+            return Err(e);
+        }
+    };
     skb.set_dst(dst);
     let r = if path.v6 {
         route::ip6_local_out(net, skb)
@@ -302,6 +321,19 @@ pub(crate) fn send(
     // Like rxe, a packet the stack dropped is not an error of the WQE: the transport
     // (retransmission for RC) deals with loss.
     Ok(())
+}
+
+/// [`build`] and [`xmit`] in one.
+pub(crate) fn send(
+    dev: &rdma::Device<Rrxe>,
+    path: &Path,
+    sport: u16,
+    f: &HeaderFields,
+    payload_len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), SendError>,
+) -> Result<(), SendError> {
+    let skb = build(dev, path, sport, f, payload_len, fill)?;
+    Ok(xmit(dev, path, skb)?)
 }
 
 /// The BTH of a received packet is at least this long; shorter UDP payloads are

@@ -18,6 +18,7 @@ use crate::{
     queue::{MmapInfo, Queue},
     wqe::{self, qpt, Bad, SendWqe, SqLimits},
 };
+use core::sync::atomic::AtomicBool;
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -42,7 +43,7 @@ const MTU_256: u32 = 1;
 const MAX_TIMEOUT: u8 = 31;
 
 /// A send WQE waiting for the requester, or the marker of a refused one.
-enum Pending {
+pub(crate) enum Pending {
     Wqe(SendWqe),
     Bad {
         wr_id: u64,
@@ -53,7 +54,7 @@ enum Pending {
 }
 
 /// Oldest-first list of send WQEs with O(1) removal at the front.
-struct PendingList {
+pub(crate) struct PendingList {
     v: KVec<Pending>,
     head: usize,
 }
@@ -69,6 +70,16 @@ impl PendingList {
 
     fn front(&self) -> Option<&Pending> {
         self.v.get(self.head)
+    }
+
+    /// Entry `i` counted from the oldest.
+    pub(crate) fn get(&self, i: usize) -> Option<&Pending> {
+        self.v.get(self.head.checked_add(i)?)
+    }
+
+    /// Entry `i` counted from the oldest, writable.
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Pending> {
+        self.v.get_mut(self.head.checked_add(i)?)
     }
 
     fn pop_front(&mut self) -> Option<Pending> {
@@ -103,16 +114,62 @@ impl PendingList {
 /// before the lock is taken.
 const BATCH: usize = 64;
 
-struct SendQueue {
+pub(crate) struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
     ring: Option<Queue>,
     lim: SqLimits,
     capacity: u32,
     /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
     /// first. For a user QP entry `i` is ring slot `consumer + i`.
-    pending: PendingList,
+    pub(crate) pending: PendingList,
     /// The PSN of the next packet.
-    psn: u32,
+    pub(crate) psn: u32,
+    /// The requester's place: the WQE it sends next (index into `pending`) and the
+    /// bytes of it already sent. Entries before it were sent and await their ACK.
+    pub(crate) req_idx: usize,
+    pub(crate) req_off: u32,
+    /// The oldest PSN not yet acknowledged (RC).
+    pub(crate) comp_psn: u32,
+    /// Packets sent since the last one that asked for an ACK (RC).
+    pub(crate) noack: u32,
+}
+
+/// The responder's place in a multi-packet message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InMessage {
+    Send,
+    Write,
+}
+
+/// A receive WQE being filled by a SEND (or consumed by a WRITE with immediate).
+pub(crate) struct RecvInProgress {
+    pub(crate) wr_id: u64,
+    pub(crate) wqe: Result<wqe::RecvWqe, Bad>,
+    /// Taken from the SRQ (already consumed there), not from the RQ ring.
+    pub(crate) from_srq: bool,
+    /// SGE cursor and bytes placed so far.
+    pub(crate) sge: (usize, u32),
+    pub(crate) written: u32,
+}
+
+/// Responder state (RC and UC), all in kernel memory.
+#[derive(Default)]
+pub(crate) struct RespState {
+    /// The PSN expected next.
+    pub(crate) psn: u32,
+    /// Messages completed (RC's MSN).
+    pub(crate) msn: u32,
+    /// A PSN sequence NAK was sent and not yet answered (sent once, as rxe).
+    pub(crate) nak_sent: bool,
+    /// The message in progress, if a FIRST was received.
+    pub(crate) in_msg: Option<InMessage>,
+    /// UC: a packet was lost; drop until the next FIRST or ONLY.
+    pub(crate) uc_drop: bool,
+    pub(crate) recv: Option<RecvInProgress>,
+    /// A WRITE's target: address, rkey and bytes left (looked up per packet).
+    pub(crate) write: (u64, u32, u32),
+    /// Total length of the WRITE (for WRITE with immediate's completion).
+    pub(crate) write_len: u32,
 }
 
 pub(crate) struct RecvQueue {
@@ -122,8 +179,9 @@ pub(crate) struct RecvQueue {
 
 pub(crate) struct QpState_ {
     pub(crate) attr: QpAttr,
-    sq: SendQueue,
+    pub(crate) sq: SendQueue,
     pub(crate) rq: Option<RecvQueue>,
+    pub(crate) resp: RespState,
 }
 
 /// The driver's QP.
@@ -131,7 +189,13 @@ pub(crate) struct QpState_ {
 pub(crate) struct QpInner {
     pub(crate) qp_type: u32,
     pub(crate) pd_id: u32,
-    sq_sig_all: bool,
+    pub(crate) sq_sig_all: bool,
+    /// The SRQ receives come from, if any.
+    pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
+    /// The requester is running (on some CPU, or further up this stack), and
+    /// whether it was asked to run again meanwhile.
+    pub(crate) req_running: AtomicBool,
+    pub(crate) req_again: AtomicBool,
     #[pin]
     pub(crate) state: SpinLockIrq<QpState_>,
 }
@@ -247,12 +311,16 @@ pub(crate) fn create(
         pending.v.reserve(capacity as usize, GFP_KERNEL)?;
     }
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
+    let srq = srq.map(|s| s.data().clone());
     let make = |_qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
                 qp_type,
                 pd_id,
                 sq_sig_all,
+                srq,
+                req_running: AtomicBool::new(false),
+                req_again: AtomicBool::new(false),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {
@@ -261,8 +329,13 @@ pub(crate) fn create(
                         capacity,
                         pending,
                         psn: 0,
+                        req_idx: 0,
+                        req_off: 0,
+                        comp_psn: 0,
+                        noack: 0,
                     },
                     rq,
+                    resp: RespState::default(),
                 }),
             }),
             GFP_KERNEL,
@@ -354,21 +427,29 @@ fn complete_send(
     status: u32,
     out: &mut Completions,
 ) {
-    let (wr_id, opcode, signaled) = match st.sq.pending.pop_front() {
+    let (wr_id, opcode, signaled, len) = match st.sq.pending.pop_front() {
         Some(Pending::Wqe(w)) => (
             w.wr_id,
             wc_opcode(w.opcode),
             w.flags & wqe::flag::SIGNALED != 0,
+            w.length,
         ),
-        Some(Pending::Bad { wr_id, .. }) => (wr_id, 0, true),
+        Some(Pending::Bad { wr_id, .. }) => (wr_id, 0, true, 0),
         Some(Pending::Taken) | None => return,
     };
+    if st.sq.req_idx > 0 {
+        st.sq.req_idx -= 1;
+    } else {
+        st.sq.req_off = 0;
+    }
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
     }
     if signaled || sig_all || status != cq::WC_SUCCESS {
+        let mut c = wc(qp, wr_id, status, opcode);
+        c.byte_len = len;
         // Never allocates: `out.room()` was checked.
-        let _ = out.send.push(wc(qp, wr_id, status, opcode), GFP_ATOMIC);
+        let _ = out.send.push(c, GFP_ATOMIC);
     }
 }
 
@@ -456,7 +537,12 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
             return false;
         }
         pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
-        complete_send(qp, sig_all, st, WC_LOC_QP_OP_ERR, out);
+        let status = if *why == Bad::Protection {
+            WC_LOC_PROT_ERR
+        } else {
+            WC_LOC_QP_OP_ERR
+        };
+        complete_send(qp, sig_all, st, status, out);
         st.attr.qp_state = QpState::Err as u32;
         return true;
     }
@@ -470,77 +556,61 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     Ok(())
 }
 
-/// What the requester does next.
-pub(crate) enum NextSend {
-    /// Send this WQE; its packets start at the PSN given.
-    Send(SendWqe, u32),
-    /// Nothing to do now.
-    Idle,
-}
-
-/// Takes the oldest send WQE the requester can work on. Datagram WQEs complete as
-/// soon as they are sent, so they leave the queue (and the ring slot is freed)
-/// here; a refused WQE at the head fails the QP and flushes it instead.
-pub(crate) fn next_send(qp: &Qp<Rrxe>) -> NextSend {
+/// Completes, oldest first, the sent WQEs for which `done` holds (the completer
+/// passes an ACK's PSN test; datagram and UC WQEs are done once sent). Returns how
+/// many completed.
+pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> usize {
     let inner = qp.data();
-    let mut out = None;
-    let failed = {
-        let mut st = inner.state.lock();
-        if !matches!(cur_state(&st), QpState::Rts | QpState::Sqd) {
-            return NextSend::Idle;
-        }
-        match st.sq.pending.front() {
-            Some(Pending::Wqe(w)) if w.ud.is_some() => false,
-            Some(Pending::Bad { .. }) => {
-                let Ok(mut o) = Completions::new(GFP_ATOMIC) else {
-                    return NextSend::Idle;
-                };
-                let failed = progress(qp, inner.sq_sig_all, &mut st, &mut o);
-                out = Some(o);
-                failed
-            }
-            // Connected transports are not sent yet.
-            _ => return NextSend::Idle,
-        }
+    let Ok(mut out) = Completions::new(GFP_ATOMIC) else {
+        return 0;
     };
-    if let Some(mut o) = out {
-        o.post(qp);
-        if failed {
-            flush(qp, &mut o);
-        }
-        return NextSend::Idle;
-    }
-    let mut st = inner.state.lock();
-    // Still at the head: only this requester takes WQEs off the queue.
-    match st.sq.pending.pop_front() {
-        Some(Pending::Wqe(w)) => {
-            if let Some(r) = st.sq.ring.as_mut() {
-                let _ = r.consume();
+    let mut n = 0;
+    loop {
+        let more = {
+            let mut st = inner.state.lock();
+            let mut more = false;
+            while st.sq.req_idx > 0 {
+                match st.sq.pending.front() {
+                    Some(Pending::Wqe(w)) if done(w) => {}
+                    _ => break,
+                }
+                if !out.room() {
+                    more = true;
+                    break;
+                }
+                complete_send(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS, &mut out);
+                n += 1;
             }
-            let psn = st.sq.psn;
-            st.sq.psn = (psn + 1) & 0x00ff_ffff;
-            NextSend::Send(w, psn)
+            more
+        };
+        out.post(qp);
+        if !more {
+            return n;
         }
-        _ => NextSend::Idle,
     }
 }
 
-/// Reports a WQE the requester finished with `status`. A failed one moves the QP
-/// to the error state, which flushes the rest.
-pub(crate) fn send_done(qp: &Qp<Rrxe>, w: &SendWqe, status: u32) {
+/// Fails the QP because of the oldest send WQE: a refused one reports its own
+/// status, a sent one `status` (a remote error the completer saw). Then flushes.
+pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
     let inner = qp.data();
-    let signaled = w.flags & wqe::flag::SIGNALED != 0 || inner.sq_sig_all;
-    if signaled || status != cq::WC_SUCCESS {
-        let mut c = wc(qp, w.wr_id, status, wc_opcode(w.opcode));
-        c.byte_len = w.length;
-        let _ = cq::post(qp.send_cq(), &c, false);
-    }
-    if status != cq::WC_SUCCESS {
-        inner.state.lock().attr.qp_state = QpState::Err as u32;
-        if let Ok(mut o) = Completions::new(GFP_ATOMIC) {
-            flush(qp, &mut o);
+    let Ok(mut out) = Completions::new(GFP_ATOMIC) else {
+        return;
+    };
+    {
+        let mut st = inner.state.lock();
+        if cur_state(&st) == QpState::Err {
+            return;
+        }
+        if !progress(qp, inner.sq_sig_all, &mut st, &mut out) {
+            if matches!(st.sq.pending.front(), Some(Pending::Wqe(_))) {
+                complete_send(qp, inner.sq_sig_all, &mut st, status, &mut out);
+            }
+            st.attr.qp_state = QpState::Err as u32;
         }
     }
+    out.post(qp);
+    flush(qp, &mut out);
 }
 
 /// Moves a QP to the error state after a local error on the receive side, and
@@ -770,10 +840,18 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         s.qp_state = new as u32;
         if mask & m::SQ_PSN != 0 {
             st.sq.psn = st.attr.sq_psn;
+            st.sq.comp_psn = st.attr.sq_psn;
+        }
+        if mask & m::RQ_PSN != 0 {
+            st.resp.psn = st.attr.rq_psn;
         }
         if new == QpState::Reset {
             // Back to a clean QP: fetched WQEs are dropped without completions.
             st.sq.pending.clear();
+            st.sq.req_idx = 0;
+            st.sq.req_off = 0;
+            st.sq.noack = 0;
+            st.resp = RespState::default();
         }
         new == QpState::Err
     };

@@ -2,9 +2,14 @@
 
 //! The requester: turns validated send WQEs into packets.
 //!
-//! Datagram QPs (UD, and GSI from user space) send each WQE as one SEND_ONLY packet
-//! with a DETH and complete it once it is handed to the network. Connected QPs come
-//! with the reliable transport.
+//! Datagram QPs (UD, GSI) send each WQE as one SEND_ONLY packet with a DETH. RC and
+//! UC messages are cut into path-MTU packets (FIRST/MIDDLE/LAST or ONLY). UD and UC
+//! WQEs complete once sent; RC WQEs stay queued until the completer sees their ACK,
+//! and at most 128 PSNs are outstanding.
+//!
+//! Each packet is built under the QP lock, straight from the kernel copy of the WQE,
+//! and sent after the lock is dropped, so a packet to the device itself (loopback)
+//! can take the locks of the receiving QP, and the ACK can take this one.
 
 use crate::{
     device::Rrxe,
@@ -12,93 +17,287 @@ use crate::{
     net::{self, Path, SendError},
     params,
     proto::{
-        hdr::{BthFields, DethFields, ImmDtFields, BTH_DEF_PKEY},
-        ip, opcode,
+        hdr::{DethFields, IethFields, ImmDtFields, RethFields, BTH_DEF_PKEY},
+        ip,
+        opcode::{self, RequestKind},
         packet::HeaderFields,
-        psn,
+        psn::{self, psn_add, psn_diff},
+        qp_state::QpState,
     },
-    qp::{self, NextSend, GSI_QKEY},
-    wqe::{flag, op, SendWqe},
+    qp::{self, Pending, QpState_, GSI_QKEY},
+    wqe::{flag, op, qpt, Bad, SendWqe},
 };
-use kernel::rdma::verbs::Qp;
+use core::sync::atomic::Ordering;
+use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 
-/// Sends what the QP has queued.
+/// `RXE_MAX_UNACKED_PSNS`: the RC send window.
+const MAX_UNACKED_PSNS: i32 = 128;
+/// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
+const MAX_PKT_PER_ACK: u32 = 64;
+
+/// Sends what the QP has queued. Re-entry (loopback, or another CPU) only asks the
+/// running requester to look again, so there is one requester per QP at a time.
 pub(crate) fn run(qp: &Qp<Rrxe>) {
-    while let NextSend::Send(w, psn) = qp::next_send(qp) {
-        let status = send_datagram(qp, &w, psn);
-        qp::send_done(qp, &w, status);
+    let inner = qp.data();
+    if inner.req_running.swap(true, Ordering::AcqRel) {
+        inner.req_again.store(true, Ordering::Release);
+        return;
+    }
+    loop {
+        inner.req_again.store(false, Ordering::Release);
+        while step(qp) {}
+        inner.req_running.store(false, Ordering::Release);
+        if !inner.req_again.load(Ordering::Acquire)
+            || inner.req_running.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
     }
 }
 
-/// Sends one datagram WQE; returns its completion status.
-fn send_datagram(qp: &Qp<Rrxe>, w: &SendWqe, psn: u32) -> u32 {
-    let dev = qp.device();
-    let Some(ud) = w.ud else {
-        return qp::WC_LOC_QP_OP_ERR;
+/// A packet built under the lock, to be sent after it.
+struct Built {
+    skb: SkBuff,
+    path: Path,
+    /// The packet ends a WQE that completes once sent (UD, UC).
+    completes: bool,
+}
+
+/// Builds and sends the next packet; returns whether there may be more.
+fn step(qp: &Qp<Rrxe>) -> bool {
+    let inner = qp.data();
+    let built = {
+        let mut st = inner.state.lock();
+        if qp::cur_state(&st) != QpState::Rts {
+            return false;
+        }
+        match next_packet(qp, &mut st) {
+            Next::Packet(b) => b,
+            Next::Idle => return false,
+            Next::Again => return true,
+            Next::Done => {
+                drop(st);
+                qp::complete_sent(qp, |_| true);
+                return true;
+            }
+            Next::FailHead => {
+                drop(st);
+                qp::fail_front(qp, qp::WC_LOC_QP_OP_ERR);
+                return false;
+            }
+        }
     };
-    // The AH was checked at fetch time; it may have been destroyed since.
-    let Some(ah) = dev.data().ahs.get(ud.ah_num) else {
-        return qp::WC_LOC_QP_OP_ERR;
-    };
-    let Ok(path) = Path::from_av(&ah.attr) else {
-        return qp::WC_LOC_QP_OP_ERR;
-    };
-    // A datagram over the port MTU completes without being sent (C10-93.1.1).
-    let mtu = psn::ib_mtu_bytes(params::active_mtu(dev.netdev().mtu()) as u8).unwrap_or(256);
-    if w.length > mtu {
-        return crate::cq::WC_SUCCESS;
+    // Like rxe, a packet the stack drops is lost, not an error: RC retransmits.
+    let _ = net::xmit(qp.device(), &built.path, built.skb);
+    if built.completes {
+        qp::complete_sent(qp, |_| true);
     }
-    let with_imm = w.opcode == op::SEND_WITH_IMM;
+    true
+}
+
+enum Next {
+    Packet(Built),
+    /// Nothing to send now.
+    Idle,
+    /// The state changed (a WQE was refused); look again.
+    Again,
+    /// A WQE finished without a packet; complete it.
+    Done,
+    /// A refused WQE reached the head: fail the QP.
+    FailHead,
+}
+
+fn request_kind(opcode: u32) -> Option<RequestKind> {
+    Some(match opcode {
+        op::SEND => RequestKind::Send,
+        op::SEND_WITH_IMM => RequestKind::SendWithImm,
+        op::SEND_WITH_INV => RequestKind::SendWithInv,
+        op::RDMA_WRITE => RequestKind::Write,
+        op::RDMA_WRITE_WITH_IMM => RequestKind::WriteWithImm,
+        _ => return None,
+    })
+}
+
+fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
+    let inner = qp.data();
+    let dev = qp.device();
     let qpn = qp.qp_num();
-    let f = HeaderFields {
-        bth: BthFields {
-            opcode: if with_imm {
-                opcode::UD_SEND_ONLY_WITH_IMMEDIATE
-            } else {
-                opcode::UD_SEND_ONLY
-            },
-            se: w.flags & flag::SOLICITED != 0,
-            pkey: BTH_DEF_PKEY,
-            dest_qpn: ud.remote_qpn,
-            psn,
-            ..BthFields::default()
-        },
-        deth: DethFields {
+    let datagram = matches!(inner.qp_type, qpt::UD | qpt::GSI);
+    let rc = inner.qp_type == qpt::RC;
+    let idx = st.sq.req_idx;
+    let w = match st.sq.pending.get(idx) {
+        Some(Pending::Wqe(w)) => w,
+        Some(Pending::Bad { .. }) if idx == 0 => return Plan::FailHead,
+        _ => return Plan::Idle,
+    };
+    if rc && psn_diff(st.sq.psn, st.sq.comp_psn) >= MAX_UNACKED_PSNS {
+        return Plan::Idle;
+    }
+    let off = st.sq.req_off;
+    let (wr_id, length, flags, imm) = (w.wr_id, w.length, w.flags, w.ex);
+    let pkt_psn = st.sq.psn;
+    let mut f = HeaderFields::default();
+    f.bth.pkey = BTH_DEF_PKEY;
+    f.bth.psn = pkt_psn;
+    let (path, sport, n, last) = if datagram {
+        let Some(ud) = w.ud else {
+            return Plan::Refuse(wr_id, Bad::Address);
+        };
+        // The AH was checked at fetch time; it may have been destroyed since.
+        let path = dev
+            .data()
+            .ahs
+            .get(ud.ah_num)
+            .and_then(|ah| Path::from_av(&ah.attr).ok());
+        let Some(path) = path else {
+            return Plan::Refuse(wr_id, Bad::Address);
+        };
+        let mtu = psn::ib_mtu_bytes(params::active_mtu(dev.netdev().mtu()) as u8).unwrap_or(256);
+        if length > mtu {
+            // A datagram over the port MTU completes without being sent
+            // (C10-93.1.1), as in rxe.
+            return Plan::OverMtu;
+        }
+        f.bth.opcode = if w.opcode == op::SEND_WITH_IMM {
+            opcode::UD_SEND_ONLY_WITH_IMMEDIATE
+        } else {
+            opcode::UD_SEND_ONLY
+        };
+        f.bth.dest_qpn = ud.remote_qpn;
+        f.deth = DethFields {
             qkey: if qpn == 1 { GSI_QKEY } else { ud.remote_qkey },
             src_qpn: qpn,
             ..DethFields::default()
-        },
-        immdt: ImmDtFields {
-            imm: u32::from_be(w.ex),
-        },
-        ..HeaderFields::default()
+        };
+        (path, ip::qp_sport(qpn), length, true)
+    } else {
+        let Ok(path) = Path::from_av(&st.attr.ah_attr) else {
+            return Plan::Refuse(wr_id, Bad::Address);
+        };
+        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+        let n = (length - off).min(mtu);
+        let (first, last) = (off == 0, off + n == length);
+        let Some(op) =
+            request_kind(w.opcode).and_then(|k| opcode::request_opcode(!rc, k, first, last))
+        else {
+            return Plan::Refuse(wr_id, Bad::Opcode);
+        };
+        f.bth.opcode = op;
+        f.bth.dest_qpn = st.attr.dest_qp_num;
+        if first && matches!(w.opcode, op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM) {
+            f.reth = RethFields {
+                va: w.remote_addr,
+                rkey: w.rkey,
+                len: length,
+            };
+        }
+        if w.opcode == op::SEND_WITH_INV {
+            f.ieth = IethFields { rkey: w.ex };
+        }
+        let sport = ip::flow_sport(st.attr.ah_attr.flow_label, qpn, st.attr.dest_qp_num);
+        (path, sport, n, last)
     };
-    let pd_id = qp.data().pd_id;
-    let r = net::send(
-        dev,
-        &path,
-        ip::qp_sport(qpn),
-        &f,
-        w.length as usize,
-        |payload| {
-            if w.flags & flag::INLINE != 0 {
-                let src = w
-                    .inline_data
-                    .get(..payload.len())
-                    .ok_or(SendError::Payload)?;
-                payload.copy_from_slice(src);
-                Ok(())
-            } else {
-                SgeCursor::new(dev.data(), pd_id, &w.sgl)
-                    .read(payload)
-                    .map_err(|_| SendError::Payload)
-            }
-        },
+    f.immdt = ImmDtFields {
+        imm: u32::from_be(imm),
+    };
+    let sends_or_write_imm = matches!(
+        w.opcode,
+        op::SEND | op::SEND_WITH_IMM | op::SEND_WITH_INV | op::RDMA_WRITE_WITH_IMM
     );
-    match r {
-        Ok(()) => crate::cq::WC_SUCCESS,
-        Err(SendError::Payload) => qp::WC_LOC_PROT_ERR,
-        // No route or no memory for the packet: a local error, as in rxe.
-        Err(SendError::Net(_)) => qp::WC_LOC_QP_OP_ERR,
+    f.bth.se = last && flags & flag::SOLICITED != 0 && sends_or_write_imm;
+    f.bth.ack_req = rc && (last || st.sq.noack + 1 >= MAX_PKT_PER_ACK);
+    let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
+        if flags & flag::INLINE != 0 {
+            let src = w
+                .inline_data
+                .get(off as usize..(off + n) as usize)
+                .ok_or(SendError::Payload)?;
+            payload.copy_from_slice(src);
+            Ok(())
+        } else {
+            let mut c = SgeCursor::new(dev.data(), inner.pd_id, &w.sgl);
+            c.skip(off as usize).map_err(|_| SendError::Payload)?;
+            c.read(payload).map_err(|_| SendError::Payload)
+        }
+    });
+    match built {
+        Ok(skb) => Plan::Packet {
+            built: Built {
+                skb,
+                path,
+                completes: last && !rc,
+            },
+            n,
+            last,
+            ack_req: f.bth.ack_req,
+        },
+        Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Protection),
+        // No memory for the packet: try again on the next doorbell or ACK.
+        Err(SendError::Net(_)) => Plan::Idle,
     }
+}
+
+enum Plan {
+    Packet {
+        built: Built,
+        n: u32,
+        last: bool,
+        ack_req: bool,
+    },
+    OverMtu,
+    Idle,
+    Refuse(u64, Bad),
+    FailHead,
+}
+
+/// Picks and builds the next packet, then moves the requester past it.
+fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
+    let idx = st.sq.req_idx;
+    let (off, pkt_psn) = (st.sq.req_off, st.sq.psn);
+    let (built, n, last, ack_req) = match plan(qp, st) {
+        Plan::Packet {
+            built,
+            n,
+            last,
+            ack_req,
+        } => (built, n, last, ack_req),
+        Plan::OverMtu => {
+            st.sq.req_idx += 1;
+            return Next::Done;
+        }
+        Plan::Idle => return Next::Idle,
+        Plan::FailHead => return Next::FailHead,
+        Plan::Refuse(wr_id, why) => return refuse(st, idx, wr_id, why),
+    };
+    if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(idx) {
+        if off == 0 {
+            w.first_psn = pkt_psn;
+        }
+        if last {
+            w.last_psn = pkt_psn;
+        }
+    }
+    st.sq.psn = psn_add(pkt_psn, 1);
+    st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
+    if last {
+        st.sq.req_idx += 1;
+        st.sq.req_off = 0;
+    } else {
+        st.sq.req_off = off + n;
+    }
+    Next::Packet(built)
+}
+
+/// Replaces WQE `idx` by the marker of a refused one, which fails the QP when it
+/// reaches the head (after the WQEs before it complete).
+fn refuse(st: &mut QpState_, idx: usize, wr_id: u64, why: Bad) -> Next {
+    if let Some(p) = st.sq.pending.get_mut(idx) {
+        *p = Pending::Bad { wr_id, why };
+    }
+    Next::Again
+}
+
+/// Whether `w`'s packets are all acknowledged by an ACK with PSN `ack_psn`.
+pub(crate) fn acked_by(w: &SendWqe, ack_psn: u32) -> bool {
+    psn_diff(ack_psn, w.last_psn) >= 0
 }

@@ -10,14 +10,29 @@
 use crate::{
     cq,
     device::Rrxe,
-    mr::SgeCursor,
+    mr::{self, SgeCursor},
+    net::{self, Path},
     params,
-    proto::{ip, packet::Packet, qp_state::QpState},
-    qp::{self, GSI_QKEY},
+    proto::{
+        hdr::{
+            AethFields, BthFields, AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ,
+            AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR, AETH_RNR_NAK, BTH_DEF_PKEY,
+            MASK_24 as PSN_MASK,
+        },
+        ip,
+        opcode::{self, Mask},
+        packet::{HeaderFields, Packet},
+        psn::{self, psn_add, psn_diff},
+        qp_state::QpState,
+    },
+    qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
     stats::Counter,
     wqe::{self, qpt},
 };
-use kernel::{prelude::*, rdma::verbs::Qp};
+use kernel::{
+    prelude::*,
+    rdma::verbs::{Qp, Wc},
+};
 
 /// `IB_WC_*` flags.
 const WC_GRH: u32 = 1;
@@ -32,7 +47,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let transport = pkt.bth.opcode() >> 5;
     match (qp.data().qp_type, transport) {
         (qpt::UD | qpt::GSI, TRANSPORT_UD) => receive_datagram(qp, pkt, ip),
-        (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => Err(Counter::RcvUnsupported),
+        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::comp::receive(qp, pkt),
+        (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => receive_connected(qp, pkt),
         _ => Err(Counter::RcvWrongTransport),
     }
 }
@@ -113,4 +129,327 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
         qp::fail(qp);
     }
     Ok(())
+}
+
+/// `IB_WC_RECV_RDMA_WITH_IMM`, `IB_WC_WITH_INVALIDATE`, `IB_WC_LOC_LEN_ERR`.
+const WC_RECV_RDMA_WITH_IMM: u32 = qp::WC_RECV | 1;
+const WC_WITH_INVALIDATE: u32 = 1 << 2;
+const WC_LOC_LEN_ERR: u32 = 1;
+/// `IB_ACCESS_REMOTE_WRITE` in a QP's access flags.
+const QP_REMOTE_WRITE: u32 = 2;
+
+/// What the responder answers after dropping the QP lock.
+struct Reply {
+    syndrome: u8,
+    psn: u32,
+    msn: u32,
+    path: Path,
+    dest_qpn: u32,
+    sport: u16,
+}
+
+/// How a connected request ends, besides the counter of a drop.
+#[derive(Default)]
+struct Outcome {
+    reply: Option<Reply>,
+    wc: Option<Wc>,
+    solicited: bool,
+    /// The QP fails (RC class C/D errors, local errors).
+    fail: bool,
+}
+
+/// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
+/// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
+fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+    if pkt.bth.pkey() & 0x7fff != 0x7fff {
+        return Err(Counter::RcvBadKey);
+    }
+    let mut out = Outcome::default();
+    let r = {
+        let mut st = qp.data().state.lock();
+        connected_locked(qp, &mut st, pkt, &mut out)
+    };
+    if let Some(wc) = out.wc.as_ref() {
+        let _ = cq::post(qp.recv_cq(), wc, out.solicited);
+    }
+    if let Some(rep) = out.reply.take() {
+        send_reply(qp, &rep);
+    }
+    if out.fail {
+        qp::fail(qp);
+    }
+    r
+}
+
+fn send_reply(qp: &Qp<Rrxe>, rep: &Reply) {
+    let f = HeaderFields {
+        bth: BthFields {
+            opcode: opcode::RC_ACKNOWLEDGE,
+            pkey: BTH_DEF_PKEY,
+            dest_qpn: rep.dest_qpn,
+            psn: rep.psn,
+            ..BthFields::default()
+        },
+        aeth: AethFields {
+            syndrome: rep.syndrome,
+            msn: rep.msn,
+        },
+        ..HeaderFields::default()
+    };
+    let _ = net::send(qp.device(), &rep.path, rep.sport, &f, 0, |_| Ok(()));
+}
+
+fn connected_locked(
+    qp: &Qp<Rrxe>,
+    st: &mut QpState_,
+    pkt: &Packet<'_>,
+    out: &mut Outcome,
+) -> Result<(), Counter> {
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let rc = inner.qp_type == qpt::RC;
+    if !matches!(
+        qp::cur_state(st),
+        QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
+    ) {
+        return Err(Counter::RcvQpState);
+    }
+    let info = pkt.info;
+    let psn = pkt.bth.psn();
+    let start = info.is_first() || info.is_only();
+    let end = info.is_last() || info.is_only();
+    let reply = |st: &QpState_, syndrome: u8, psn: u32| -> Option<Reply> {
+        Some(Reply {
+            syndrome,
+            psn,
+            msn: st.resp.msn,
+            path: Path::from_av(&st.attr.ah_attr).ok()?,
+            dest_qpn: st.attr.dest_qp_num,
+            sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
+        })
+    };
+
+    // PSN.
+    let d = psn_diff(psn, st.resp.psn);
+    if rc {
+        if d < 0 {
+            // A retransmitted request: acknowledge it again (C9-105).
+            out.reply = reply(st, AETH_ACK_UNLIMITED, psn_add(st.resp.psn, PSN_MASK));
+            return Err(Counter::RcvDuplicate);
+        }
+        if d > 0 {
+            if !st.resp.nak_sent {
+                st.resp.nak_sent = true;
+                out.reply = reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn);
+            }
+            return Err(Counter::RcvOutOfSequence);
+        }
+        st.resp.nak_sent = false;
+    } else if d != 0 || st.resp.uc_drop {
+        // UC: a lost packet loses its message; a new one resynchronises.
+        if !start {
+            st.resp.uc_drop = true;
+            return Err(Counter::RcvOutOfSequence);
+        }
+        st.resp.uc_drop = false;
+        abandon(st);
+    }
+
+    // Opcode sequence and the QP's rights.
+    let kind = if info.mask.contains(Mask::SEND) {
+        InMessage::Send
+    } else if info.mask.contains(Mask::WRITE) {
+        InMessage::Write
+    } else {
+        // READ and atomics come with those operations.
+        return Err(Counter::RcvUnsupported);
+    };
+    let in_seq = match (st.resp.in_msg, start) {
+        (None, true) => true,
+        (Some(k), false) => k == kind,
+        _ => false,
+    };
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+    let len = pkt.payload.len();
+    let len_ok = if info.is_only() {
+        len <= mtu
+    } else if end {
+        len >= 1 && len <= mtu
+    } else {
+        len == mtu
+    };
+    let allowed = kind == InMessage::Send || st.attr.qp_access_flags & QP_REMOTE_WRITE != 0;
+    if !in_seq || !len_ok || !allowed {
+        if !rc {
+            if !in_seq {
+                abandon(st);
+                st.resp.uc_drop = true;
+            }
+            return Err(Counter::RcvMalformed);
+        }
+        dev.stats.inc(Counter::SentNakInvalid);
+        out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
+        out.fail = true;
+        return Err(Counter::RcvMalformed);
+    }
+
+    // A receive buffer for SENDs and for WRITE with immediate data.
+    let needs_recv = kind == InMessage::Send || (end && info.mask.contains(Mask::IMMDT));
+    if needs_recv && st.resp.recv.is_none() {
+        let taken = match inner.srq.as_ref() {
+            Some(srq) => srq.take().map(|(wr_id, wqe)| (wr_id, wqe, true)),
+            None => take_rq(st).map(|(wr_id, wqe)| (wr_id, wqe, false)),
+        };
+        match taken {
+            Some((wr_id, wqe, from_srq)) => {
+                st.resp.recv = Some(RecvInProgress {
+                    wr_id,
+                    wqe,
+                    from_srq,
+                    sge: (0, 0),
+                    written: 0,
+                })
+            }
+            None => {
+                if rc {
+                    dev.stats.inc(Counter::SentRnrNak);
+                    out.reply = reply(st, AETH_RNR_NAK | st.attr.min_rnr_timer, psn);
+                } else {
+                    st.resp.uc_drop = true;
+                }
+                return Err(Counter::RcvNoRecvWqe);
+            }
+        }
+    }
+
+    // Placement.
+    if kind == InMessage::Send {
+        let placed = {
+            let Some(rp) = st.resp.recv.as_mut() else {
+                return Err(Counter::RcvNoRecvWqe);
+            };
+            match rp.wqe.as_ref() {
+                Err(_) => Err(qp::WC_LOC_QP_OP_ERR),
+                Ok(w) => {
+                    let mut c = SgeCursor::at(dev, inner.pd_id, &w.sgl, rp.sge);
+                    match c.write(pkt.payload) {
+                        Ok(()) => {
+                            rp.sge = c.position();
+                            rp.written += len as u32;
+                            Ok(())
+                        }
+                        Err(e) if e == ENOSPC => Err(WC_LOC_LEN_ERR),
+                        Err(_) => Err(qp::WC_LOC_PROT_ERR),
+                    }
+                }
+            }
+        };
+        if let Err(status) = placed {
+            if rc {
+                dev.stats.inc(Counter::SentNakInvalid);
+                out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
+            }
+            finish_recv(qp, st, out, status, 0);
+            out.fail = true;
+            return Err(Counter::RcvLocalAccessError);
+        }
+    } else {
+        if start {
+            let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
+            st.resp.write = (reth.va(), reth.rkey(), reth.len());
+            st.resp.write_len = reth.len();
+        }
+        let (va, rkey, resid) = st.resp.write;
+        let ok = len as u32 <= resid
+            && (len == 0
+                || mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_WRITE, va, resid)
+                    .is_some_and(|m| m.write_remote(va, pkt.payload).is_ok()));
+        if !ok {
+            if !rc {
+                abandon(st);
+                st.resp.uc_drop = true;
+                return Err(Counter::RcvLocalAccessError);
+            }
+            dev.stats.inc(Counter::SentNakAccess);
+            out.reply = reply(st, AETH_NAK_REM_ACC_ERR, psn);
+            out.fail = true;
+            return Err(Counter::RcvLocalAccessError);
+        }
+        st.resp.write = (va + len as u64, rkey, resid - len as u32);
+    }
+
+    // Progress, completion and the ACK.
+    st.resp.psn = psn_add(psn, 1);
+    if end {
+        st.resp.in_msg = None;
+        st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+        if needs_recv {
+            let written = st.resp.recv.as_ref().map_or(0, |r| r.written);
+            let mut flags = WC_GRH;
+            let mut ex = 0;
+            if let Some(imm) = pkt.immdt {
+                flags |= WC_WITH_IMM;
+                ex = u32::from_ne_bytes(imm.raw());
+            }
+            if let Some(ieth) = pkt.ieth {
+                flags |= WC_WITH_INVALIDATE;
+                ex = ieth.fields().rkey;
+            }
+            let (opcode, byte_len) = if kind == InMessage::Write {
+                (WC_RECV_RDMA_WITH_IMM, st.resp.write_len)
+            } else {
+                (qp::WC_RECV, written)
+            };
+            finish_recv(qp, st, out, cq::WC_SUCCESS, byte_len);
+            if let Some(wc) = out.wc.as_mut() {
+                wc.opcode = opcode;
+                wc.wc_flags = flags;
+                wc.ex = ex;
+            }
+            out.solicited = pkt.bth.se();
+        }
+    } else {
+        st.resp.in_msg = Some(kind);
+    }
+    if rc && pkt.bth.ack_req() {
+        out.reply = reply(st, AETH_ACK_UNLIMITED, psn);
+    }
+    Ok(())
+}
+
+/// Copies the oldest receive WQE out of the RQ ring (consumed at completion).
+fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
+    let rq = st.rq.as_mut()?;
+    let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
+    let elem = rq.ring.layout().elem_size().min(slot.len());
+    let slot = &mut slot[..elem];
+    if !matches!(rq.ring.peek_posted(slot), Ok(true)) {
+        return None;
+    }
+    Some(wqe::parse_recv(slot, rq.max_sge))
+}
+
+/// Completes the receive WQE in progress with `status`.
+fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, status: u32, byte_len: u32) {
+    let Some(rp) = st.resp.recv.take() else {
+        return;
+    };
+    if !rp.from_srq {
+        if let Some(rq) = st.rq.as_mut() {
+            let _ = rq.ring.consume();
+        }
+    }
+    let mut wc = qp::wc(qp, rp.wr_id, status, qp::WC_RECV);
+    wc.byte_len = byte_len;
+    out.wc = Some(wc);
+}
+
+/// Forgets a partly received message (UC loss): its receive WQE is kept for the
+/// next message, as if nothing had been placed.
+fn abandon(st: &mut QpState_) {
+    st.resp.in_msg = None;
+    if let Some(rp) = st.resp.recv.as_mut() {
+        rp.sge = (0, 0);
+        rp.written = 0;
+    }
 }

@@ -17,6 +17,7 @@ use kernel::{
 };
 
 mod ah;
+mod comp;
 mod cq;
 mod device;
 mod mr;

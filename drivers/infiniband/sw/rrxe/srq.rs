@@ -192,6 +192,22 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
     inner.state.lock().ring.post(&buf[..n])
 }
 
+impl SrqInner {
+    /// Takes the oldest posted receive WQE, copied out of the ring and validated.
+    pub(crate) fn take(&self) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
+        let mut st = self.state.lock();
+        let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
+        let elem = st.ring.layout().elem_size().min(slot.len());
+        let slot = &mut slot[..elem];
+        if !matches!(st.ring.peek_posted(slot), Ok(true)) {
+            return None;
+        }
+        let r = wqe::parse_recv(slot, self.max_sge);
+        let _ = st.ring.consume();
+        Some(r)
+    }
+}
+
 pub(crate) fn destroy(dev: &RrxeDevice, srq: &Srq<Rrxe>) -> Result {
     dev.srqs.remove(srq.data().num);
     Ok(())

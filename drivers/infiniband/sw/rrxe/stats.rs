@@ -33,10 +33,23 @@ pub(crate) enum Counter {
     RcvLocalAccessError,
     /// A transport or feature this version does not handle yet.
     RcvUnsupported,
+    /// A request already received (RC: answered with an ACK).
+    RcvDuplicate,
+    /// A PSN ahead of the expected one (RC: answered with one NAK), or an ACK
+    /// for nothing outstanding.
+    RcvOutOfSequence,
+    /// Invalid request NAKs sent (bad opcode sequence, length, access).
+    SentNakInvalid,
+    /// Remote access NAKs sent (rkey, range or rights).
+    SentNakAccess,
+    /// RNR NAKs sent (no receive posted).
+    SentRnrNak,
+    /// Times the requester went back to send again (NAK or RNR).
+    Retransmits,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 13] = [
+pub(crate) static DESCS: [StatDesc; 19] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -50,6 +63,12 @@ pub(crate) static DESCS: [StatDesc; 13] = [
     StatDesc::new(c"rcv_length_err"),
     StatDesc::new(c"rcv_local_access_err"),
     StatDesc::new(c"rcv_unsupported"),
+    StatDesc::new(c"rcv_duplicate"),
+    StatDesc::new(c"rcv_out_of_seq"),
+    StatDesc::new(c"sent_nak_inv_req"),
+    StatDesc::new(c"sent_nak_rem_access"),
+    StatDesc::new(c"sent_rnr_nak"),
+    StatDesc::new(c"retransmits"),
 ];
 
 /// The counters of one device.

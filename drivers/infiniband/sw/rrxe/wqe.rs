@@ -87,7 +87,10 @@ pub(crate) struct RegArgs {
 }
 
 /// A validated send WQE in kernel memory.
-#[allow(dead_code, reason = "the fields are the requester's input (data path)")]
+#[allow(
+    dead_code,
+    reason = "atomics and fast registration come with the data path"
+)]
 pub(crate) struct SendWqe {
     pub(crate) wr_id: u64,
     pub(crate) opcode: u32,
@@ -103,6 +106,9 @@ pub(crate) struct SendWqe {
     pub(crate) inline_data: KVec<u8>,
     /// Total payload length, rebuilt from the SGEs or inline data.
     pub(crate) length: u32,
+    /// PSNs of the first and last packet, once sent.
+    pub(crate) first_psn: u32,
+    pub(crate) last_psn: u32,
 }
 
 impl SendWqe {
@@ -122,6 +128,8 @@ impl SendWqe {
             sgl: KVec::new(),
             inline_data: KVec::new(),
             length: 0,
+            first_psn: 0,
+            last_psn: 0,
         }
     }
 }
@@ -139,6 +147,8 @@ pub(crate) enum Bad {
     Atomic,
     /// No memory to hold the copy.
     NoMem,
+    /// The data could not be read from the SGEs (bad lkey, range or access).
+    Protection,
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {

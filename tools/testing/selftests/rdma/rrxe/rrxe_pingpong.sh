@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# UD traffic and the port-4791 sockets, in the standard topology (netns a: veth0
-# and rrxe0; netns b: veth1 and the peer), with rdma-core's ibv_ud_pingpong -c
-# (every received buffer is checked):
-#  - rrxe0 <-> rrxe1, then rrxe0 <-> rdma_rxe's rxe1 (wire interop), each way,
-#    over IPv4 and IPv6 RoCE v2 GIDs, at 2 bytes and at the port MTU;
-#  - two processes on rrxe0 (loopback);
+# Traffic and the port-4791 sockets, in the standard topology (netns a: veth0 and
+# rrxe0; netns b: veth1 and the peer), with rdma-core's ibv_{ud,rc,uc,srq}_pingpong
+# -c (every received buffer is checked):
+#  - rrxe0 <-> rrxe1, then rrxe0 <-> rdma_rxe's rxe1 (wire interop), each way:
+#    UD over IPv4 and IPv6 at 2 bytes and the port MTU; RC at 2 bytes and 64 KiB
+#    (IPv4) and 64 KiB (IPv6); UC and RC with an SRQ at 4 KiB;
+#  - two processes on rrxe0 (loopback), UD and RC;
 #  - the sockets: *:4791 exists while a device does; rdma_rxe cannot take 4791 in
 #    a namespace where rrxe has it; deleting a namespace under a device is clean;
 #  - the counters: packets are counted and no ICRC error was seen.
 cd "$(dirname "$0")" && . ./lib.sh
-tap_plan 21
-
-ITERS=${RRXE_UD_ITERS:-50}
+ITERS=${RRXE_PINGPONG_ITERS:-20}
+# 7 socket/counter checks, 16 runs per peer, 3 loopback runs.
+PLAN=42
+tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
@@ -39,20 +41,22 @@ gid_index() {
 	return 1
 }
 
-# pingpong NAME SRV_NS SRV_DEV CLI_NS CLI_DEV FAMILY SIZE: one server/client run.
+# pingpong TOOL NAME SRV_NS SRV_DEV CLI_NS CLI_DEV FAMILY SIZE: one server/client
+# run of ibv_TOOL_pingpong.
 pingpong() {
-	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 fam=$6 size=$7 sg cg srv_ip out spid rc
+	local tool=ibv_$1_pingpong name="$1: $2" sns=$3 sdev=$4 cns=$5 cdev=$6 fam=$7 size=$8
+	local sg cg srv_ip out spid rc
 	sg=$(gid_index "$sdev" "$fam") && cg=$(gid_index "$cdev" "$fam") || {
 		not_ok "$name # no IPv$fam GID"; return; }
 	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
 	out=$(mktemp)
-	ip netns exec "$sns" timeout 60 ibv_ud_pingpong -c -d "$sdev" -g "$sg" -s "$size" -n "$ITERS" >"$out.s" 2>&1 &
+	ip netns exec "$sns" timeout 60 $tool -c -d "$sdev" -g "$sg" -s "$size" -n "$ITERS" >"$out.s" 2>&1 &
 	spid=$!
 	if ! wait_for 20 sh -c "ip netns exec $sns ss -ltn | grep -q ':18515 '"; then
 		kill "$spid" 2>/dev/null; wait "$spid"
 		not_ok "$name # server did not start"; sed 's/^/# /' "$out.s"; return
 	fi
-	ip netns exec "$cns" timeout 60 ibv_ud_pingpong -c -d "$cdev" -g "$cg" -s "$size" -n "$ITERS" "$srv_ip" >"$out.c" 2>&1
+	ip netns exec "$cns" timeout 60 $tool -c -d "$cdev" -g "$cg" -s "$size" -n "$ITERS" "$srv_ip" >"$out.c" 2>&1
 	rc=$?
 	wait "$spid" || rc=1
 	if [ "$rc" = 0 ] && grep -q "$ITERS iters" "$out.s" && grep -q "$ITERS iters" "$out.c"; then
@@ -67,21 +71,28 @@ pingpong() {
 
 stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
-# Every pairing with one peer device in netns b.
+# both TOOL PEER FAMILY SIZE: a run each way between rrxe0 and PEER.
+both() {
+	pingpong "$1" "rrxe0 serves $2, IPv$3, $4 bytes" a rrxe0 b "$2" "$3" "$4"
+	pingpong "$1" "$2 serves rrxe0, IPv$3, $4 bytes" b "$2" a rrxe0 "$3" "$4"
+}
+
+# Every pairing with one peer device in netns b: 16 runs.
 pairings() {
 	local peer=$1 mtu
 	mtu=$(ibv_devinfo -d rrxe0 | awk '/active_mtu/ { print $2; exit }')
-	for fam in 4 6; do
-		for size in 2 "$mtu"; do
-			[ "$fam" = 6 ] && [ "$size" = 2 ] && continue
-			pingpong "rrxe0 serves $peer, IPv$fam, $size bytes" a rrxe0 b "$peer" "$fam" "$size"
-			pingpong "$peer serves rrxe0, IPv$fam, $size bytes" b "$peer" a rrxe0 "$fam" "$size"
-		done
-	done
+	both ud "$peer" 4 2
+	both ud "$peer" 4 "$mtu"
+	both ud "$peer" 6 "$mtu"
+	both rc "$peer" 4 2
+	both rc "$peer" 4 65536
+	both rc "$peer" 6 65536
+	both uc "$peer" 4 4096
+	both srq "$peer" 4 4096
 }
 
 if ! setup; then
-	for _ in $(seq 21); do not_ok "topology set-up failed"; done
+	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
 	exit 1
 fi
 modprobe rdma_rxe 2>/dev/null
@@ -102,8 +113,9 @@ check "netns b's sockets go with its last device" sh -c "! $NSB ss -uan | grep -
 
 $NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
 pairings rxe1
-pingpong "loopback on rrxe0, IPv4" a rrxe0 a rrxe0 4 64
-pingpong "loopback on rrxe0, IPv6" a rrxe0 a rrxe0 6 64
+pingpong ud "loopback on rrxe0, IPv4" a rrxe0 a rrxe0 4 64
+pingpong ud "loopback on rrxe0, IPv6" a rrxe0 a rrxe0 6 64
+pingpong rc "loopback on rrxe0, IPv4" a rrxe0 a rrxe0 4 65536
 
 rcvd=$(stat_of rrxe0 rcvd_pkts)
 check "rrxe0 counted received packets ($rcvd)" test "${rcvd:-0}" -gt "$ITERS"

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The completer: ACKs and NAKs that come back to an RC requester.
+//!
+//! An ACK completes, in order, every sent WQE whose last PSN it covers (so one
+//! coalesced ACK completes many). A PSN sequence NAK acknowledges what came before
+//! it and sends the rest again from the oldest unacknowledged WQE (go-back-N). The
+//! other NAKs fail the oldest WQE with the remote error and the QP with it.
+
+use crate::{
+    device::Rrxe,
+    proto::{
+        hdr::{NakCode, Syndrome},
+        opcode,
+        packet::Packet,
+        psn::{psn_add, psn_diff},
+        qp_state::QpState,
+    },
+    qp::{self, Pending},
+    req,
+    stats::Counter,
+};
+use kernel::rdma::verbs::Qp;
+
+/// `IB_WC_*` statuses of remote errors.
+const WC_REM_INV_REQ_ERR: u32 = 9;
+const WC_REM_ACCESS_ERR: u32 = 10;
+const WC_REM_OP_ERR: u32 = 11;
+const WC_RNR_RETRY_EXC_ERR: u32 = 13;
+
+enum Action {
+    /// WQEs up to this PSN are acknowledged.
+    Ack(u32),
+    /// Acknowledged before this PSN; send again from the oldest unacknowledged WQE.
+    Rewind(u32),
+    /// As `Rewind`, but the receiver had no buffer: wait before sending again.
+    RnrWait(u32),
+    /// The oldest WQE failed with this status.
+    Fail(u32),
+}
+
+/// Handles a response packet for an RC requester.
+pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+    if pkt.bth.opcode() != opcode::RC_ACKNOWLEDGE {
+        // READ responses and atomic ACKs come with those operations.
+        return Err(Counter::RcvUnsupported);
+    }
+    let aeth = pkt.aeth.ok_or(Counter::RcvMalformed)?;
+    let psn = pkt.bth.psn();
+    let inner = qp.data();
+    let action = {
+        let mut st = inner.state.lock();
+        if !matches!(
+            qp::cur_state(&st),
+            QpState::Rts | QpState::Sqd | QpState::Sqe
+        ) {
+            return Err(Counter::RcvQpState);
+        }
+        // Only what was sent and not yet acknowledged can be acknowledged.
+        if psn_diff(psn, st.sq.psn) >= 0 || psn_diff(psn, st.sq.comp_psn) < -1 {
+            return Err(Counter::RcvOutOfSequence);
+        }
+        let action = match Syndrome::decode(aeth.syndrome()) {
+            Syndrome::Ack { .. } => Action::Ack(psn),
+            Syndrome::Nak(NakCode::PsnSeqError) => Action::Rewind(psn),
+            // Without the RNR timer (to come with loss recovery) the requester sends
+            // again at the next doorbell or ACK; rnr_retry 0 means never.
+            Syndrome::RnrNak { .. } if st.attr.rnr_retry == 0 => Action::Fail(WC_RNR_RETRY_EXC_ERR),
+            Syndrome::RnrNak { .. } => Action::RnrWait(psn),
+            Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(WC_REM_INV_REQ_ERR),
+            Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(WC_REM_ACCESS_ERR),
+            Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(WC_REM_OP_ERR),
+        };
+        match action {
+            Action::Ack(p) => {
+                if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
+                    st.sq.comp_psn = psn_add(p, 1);
+                }
+            }
+            Action::Rewind(p) | Action::RnrWait(p) => {
+                if psn_diff(p, st.sq.comp_psn) > 0 {
+                    st.sq.comp_psn = p;
+                }
+            }
+            Action::Fail(_) => {}
+        }
+        action
+    };
+    let wait = matches!(action, Action::RnrWait(_));
+    match action {
+        Action::Ack(p) => {
+            qp::complete_sent(qp, |w| req::acked_by(w, p));
+        }
+        Action::Rewind(p) | Action::RnrWait(p) => {
+            // Everything before the NAKed PSN arrived.
+            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(p, 0x00ff_ffff)));
+            let mut st = inner.state.lock();
+            if let Some(Pending::Wqe(w)) = st.sq.pending.get(0) {
+                if st.sq.req_idx > 0 || st.sq.req_off > 0 {
+                    let first = w.first_psn;
+                    st.sq.psn = first;
+                    st.sq.req_idx = 0;
+                    st.sq.req_off = 0;
+                    st.sq.noack = 0;
+                }
+            }
+            qp.device().data().stats.inc(Counter::Retransmits);
+        }
+        Action::Fail(status) => {
+            qp::fail_front(qp, status);
+            return Ok(());
+        }
+    }
+    if !wait {
+        req::run(qp);
+    }
+    Ok(())
+}
