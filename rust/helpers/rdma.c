@@ -52,3 +52,8 @@ __rust_helper void *rust_helper_xa_erase_irq(struct xarray *xa, unsigned long in
 {
 	return xa_erase_irq(xa, index);
 }
+
+__rust_helper bool rust_helper_ib_device_try_get(struct ib_device *dev)
+{
+	return ib_device_try_get(dev);
+}

@@ -16,6 +16,7 @@ pub mod shared_buf;
 pub mod types;
 pub mod umem;
 pub mod verbs;
+pub mod virt_dma;
 
 pub use device::{Device, DeviceList, Driver};
 pub use types::{DeviceAttr, PortAttr, PortImmutable, UData};

@@ -338,6 +338,16 @@ impl<T: Driver> Device<T> {
         Some(unsafe { Qp::<T>::from_raw(p.cast()) })
     }
 
+    /// A counted reference to this device, unless it is being unregistered.
+    pub fn get_ref(&self) -> Option<DeviceRef<T>> {
+        // SAFETY: The device is valid; a successful try_get takes a reference.
+        if unsafe { bindings::ib_device_try_get(self.as_raw()) } {
+            Some(DeviceRef(NonNull::new(self.as_raw())?, PhantomData))
+        } else {
+            None
+        }
+    }
+
     /// Finds the registered device of driver `T` (loaded as `module`) on `netdev`,
     /// from any context. The driver id alone is not enough: another driver may
     /// register devices with the same id (rrxe and rdma_rxe both report RXE).
