@@ -223,8 +223,16 @@ impl MrInner {
         let off = self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
         match &self.backing {
             Backing::User(umem) => umem.copy_from(off, dst),
-            // Kernel-virtual and fast-registered memory: kernel QPs (to come).
-            Backing::Dma | Backing::Fast { .. } => Err(EOPNOTSUPP),
+            Backing::Dma => {
+                // SAFETY: A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user
+                // verb), so only kernel consumers name it, and with virt DMA their
+                // SGE addresses are kernel virtual addresses of memory they mapped
+                // for the outstanding work request.
+                unsafe { kernel::rdma::virt_dma::copy_from(iova, dst) };
+                Ok(())
+            }
+            // Fast-registered memory comes with REG_MR.
+            Backing::Fast { .. } => Err(EOPNOTSUPP),
         }
     }
 
@@ -233,7 +241,13 @@ impl MrInner {
         let off = self.offset_of(iova, src.len()).ok_or(EFAULT)?;
         match &self.backing {
             Backing::User(umem) => umem.copy_to(off, src),
-            Backing::Dma | Backing::Fast { .. } => Err(EOPNOTSUPP),
+            Backing::Dma => {
+                // SAFETY: As in `read`; receive buffers are mapped for the device to
+                // write.
+                unsafe { kernel::rdma::virt_dma::copy_to(iova, src) };
+                Ok(())
+            }
+            Backing::Fast { .. } => Err(EOPNOTSUPP),
         }
     }
 }
@@ -265,6 +279,11 @@ pub(crate) fn lookup_remote(
 }
 
 impl MrInner {
+    /// Copies from `va`, for a remote READ.
+    pub(crate) fn read_remote(&self, va: u64, dst: &mut [u8]) -> Result {
+        self.read(va, dst)
+    }
+
     /// Copies `src` to `va`, for a remote WRITE.
     pub(crate) fn write_remote(&self, va: u64, src: &[u8]) -> Result {
         self.write(va, src)

@@ -23,10 +23,12 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
+        device::DeviceRef,
         verbs::{Pd, Qp, QpAttr, QpCap, QpInitAttr, RecvWr, SendWr, Srq, Wc},
         UData,
     },
-    sync::{Arc, SpinLockIrq},
+    sync::{rcu, Arc, SpinLockIrq},
+    workqueue::{self, impl_has_work, new_work, Work, WorkItem},
 };
 
 /// `IB_WC_*` statuses and opcodes used here.
@@ -132,6 +134,8 @@ pub(crate) struct SendQueue {
     pub(crate) comp_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
+    /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
+    pub(crate) rd_outstanding: u32,
 }
 
 /// The responder's place in a multi-packet message.
@@ -192,6 +196,12 @@ pub(crate) struct QpInner {
     pub(crate) sq_sig_all: bool,
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
+    pub(crate) qpn: u32,
+    /// Kernel QPs only: their posts may come with interrupts off, so the requester
+    /// runs from `send_work`, which finds the QP again through the device.
+    dev: Option<DeviceRef<Rrxe>>,
+    #[pin]
+    send_work: Work<QpInner>,
     /// The requester is running (on some CPU, or further up this stack), and
     /// whether it was asked to run again meanwhile.
     pub(crate) req_running: AtomicBool,
@@ -201,6 +211,27 @@ pub(crate) struct QpInner {
 }
 
 pub(crate) type RrxeQp = Arc<QpInner>;
+
+impl_has_work! {
+    impl HasWork<Self> for QpInner { self.send_work }
+}
+
+impl WorkItem for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let Some(dev) = this.dev.as_ref() else {
+            return;
+        };
+        let guard = rcu::read_lock();
+        // The QP may be gone, and its number reused: only run for this very QP.
+        if let Some(qp) = dev.qp_rcu(this.qpn, &guard) {
+            if core::ptr::eq(&**qp.data(), &*this) {
+                crate::req::run(qp);
+            }
+        }
+    }
+}
 
 /// `struct rxe_create_qp_resp`.
 #[repr(C)]
@@ -312,13 +343,21 @@ pub(crate) fn create(
     }
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     let srq = srq.map(|s| s.data().clone());
-    let make = |_qpn: u32| {
+    let kernel_dev = if udata.is_none() {
+        Some(pd.device().get_ref().ok_or(ENODEV)?)
+    } else {
+        None
+    };
+    let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
                 qp_type,
                 pd_id,
                 sq_sig_all,
                 srq,
+                qpn,
+                dev: kernel_dev,
+                send_work <- new_work!("rrxe_qp_send"),
                 req_running: AtomicBool::new(false),
                 req_again: AtomicBool::new(false),
                 state <- new_spinlock_irq!(QpState_ {
@@ -333,6 +372,7 @@ pub(crate) fn create(
                         req_off: 0,
                         comp_psn: 0,
                         noack: 0,
+                        rd_outstanding: 0,
                     },
                     rq,
                     resp: RespState::default(),
@@ -708,6 +748,10 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
         st.sq.pending.push(Pending::Wqe(w), GFP_ATOMIC)?;
         state == QpState::Err
     };
+    if !err {
+        // Already queued is fine: the run will see this WQE too.
+        let _ = workqueue::system().enqueue(inner.clone());
+    }
     if err {
         // Kernel consumers may post from atomic context. Only a flush needs the
         // completion room, so the common post allocates nothing for it.
@@ -851,6 +895,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
             st.sq.noack = 0;
+            st.sq.rd_outstanding = 0;
             st.resp = RespState::default();
         }
         new == QpState::Err

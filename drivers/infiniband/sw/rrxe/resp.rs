@@ -31,12 +31,13 @@ use crate::{
 };
 use kernel::{
     prelude::*,
-    rdma::verbs::{Qp, Wc},
+    rdma::verbs::{event, Qp, Wc},
 };
 
 /// `IB_WC_*` flags.
 const WC_GRH: u32 = 1;
 const WC_WITH_IMM: u32 = 1 << 1;
+const WC_WITH_NETWORK_HDR_TYPE: u32 = 1 << 6;
 /// The transport of an opcode (its top three bits).
 const TRANSPORT_RC: u8 = 0;
 const TRANSPORT_UC: u8 = 1;
@@ -63,7 +64,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
     let total = pkt.payload.len() + ip::GRH_BYTES;
     let inner = qp.data();
     let dev = qp.device().data();
-    let (wc, failed) = {
+    let (wc, failed, srq_limit) = {
         let mut st = inner.state.lock();
         if !matches!(
             qp::cur_state(&st),
@@ -79,15 +80,15 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
         if deth.qkey() != qkey {
             return Err(Counter::RcvBadKey);
         }
-        // Receives from a shared receive queue come with the connected transports.
-        let rq = st.rq.as_mut().ok_or(Counter::RcvUnsupported)?;
-        let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
-        let elem = rq.ring.layout().elem_size().min(slot.len());
-        let slot = &mut slot[..elem];
-        if !matches!(rq.ring.peek_posted(slot), Ok(true)) {
-            return Err(Counter::RcvNoRecvWqe);
-        }
-        let (wr_id, parsed) = wqe::parse_recv(slot, rq.max_sge);
+        let mut srq_limit = false;
+        let (wr_id, parsed) = match inner.srq.as_ref() {
+            Some(srq) => {
+                let (wr_id, w, limit) = srq.take().ok_or(Counter::RcvNoRecvWqe)?;
+                srq_limit = limit;
+                (wr_id, w)
+            }
+            None => take_rq(&mut st).ok_or(Counter::RcvNoRecvWqe)?,
+        };
         let mut wc = qp::wc(qp, wr_id, cq::WC_SUCCESS, qp::WC_RECV);
         let failed = match parsed {
             // A malformed receive WQE fails the QP, as a malformed send WQE does.
@@ -97,34 +98,55 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
             }
             Ok(w) => {
                 if total > w.length as usize {
-                    return Err(Counter::RcvLengthError);
-                }
-                let mut to = SgeCursor::new(dev, inner.pd_id, &w.sgl);
-                if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
-                    dev.stats.inc(Counter::RcvLocalAccessError);
-                    wc.status = qp::WC_LOC_PROT_ERR;
-                    true
-                } else {
-                    wc.byte_len = total as u32;
-                    wc.src_qp = deth.src_qpn();
-                    wc.wc_flags = WC_GRH;
-                    if let Some(imm) = pkt.immdt {
-                        wc.wc_flags |= WC_WITH_IMM;
-                        wc.ex = u32::from_ne_bytes(imm.raw());
+                    if inner.srq.is_none() {
+                        // The RQ's WQE stays for the next datagram.
+                        return Err(Counter::RcvLengthError);
                     }
-                    wc.network_hdr_type = if ip.first().map(|b| b >> 4) == Some(6) {
-                        3
-                    } else {
-                        2
-                    };
+                    // An SRQ's WQE is already taken: it completes with the error.
+                    dev.stats.inc(Counter::RcvLengthError);
+                    wc.status = WC_LOC_LEN_ERR;
                     false
+                } else {
+                    let mut to = SgeCursor::new(dev, inner.pd_id, &w.sgl);
+                    if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
+                        dev.stats.inc(Counter::RcvLocalAccessError);
+                        wc.status = qp::WC_LOC_PROT_ERR;
+                        true
+                    } else {
+                        wc.byte_len = total as u32;
+                        wc.src_qp = deth.src_qpn();
+                        wc.wc_flags = WC_GRH;
+                        if let Some(imm) = pkt.immdt {
+                            wc.wc_flags |= WC_WITH_IMM;
+                            wc.ex = u32::from_ne_bytes(imm.raw());
+                        }
+                        wc.network_hdr_type = if ip.first().map(|b| b >> 4) == Some(6) {
+                            3
+                        } else {
+                            2
+                        };
+                        // Kernel consumers (the CM) build the reply's address from it.
+                        if !qp.is_user() {
+                            wc.wc_flags |= WC_WITH_NETWORK_HDR_TYPE;
+                        }
+                        false
+                    }
                 }
             }
         };
-        let _ = rq.ring.consume();
-        (wc, failed)
+        if inner.srq.is_none() {
+            if let Some(rq) = st.rq.as_mut() {
+                let _ = rq.ring.consume();
+            }
+        }
+        (wc, failed, srq_limit)
     };
     let _ = cq::post(qp.recv_cq(), &wc, pkt.bth.se());
+    if srq_limit {
+        if let Some(srq) = qp.srq() {
+            srq.raise(event::SRQ_LIMIT_REACHED);
+        }
+    }
     if failed {
         qp::fail(qp);
     }
@@ -135,10 +157,14 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
 const WC_RECV_RDMA_WITH_IMM: u32 = qp::WC_RECV | 1;
 const WC_WITH_INVALIDATE: u32 = 1 << 2;
 const WC_LOC_LEN_ERR: u32 = 1;
-/// `IB_ACCESS_REMOTE_WRITE` in a QP's access flags.
+/// `IB_ACCESS_REMOTE_WRITE` and `_READ` in a QP's access flags.
 const QP_REMOTE_WRITE: u32 = 2;
+const QP_REMOTE_READ: u32 = 4;
+/// The largest message (`max_msg_sz`).
+const MAX_MSG: u32 = 1 << 31;
 
 /// What the responder answers after dropping the QP lock.
+#[derive(Clone, Copy)]
 struct Reply {
     syndrome: u8,
     psn: u32,
@@ -156,6 +182,21 @@ struct Outcome {
     solicited: bool,
     /// The QP fails (RC class C/D errors, local errors).
     fail: bool,
+    /// The SRQ's limit was crossed.
+    srq_limit: bool,
+    /// READ responses to send.
+    read: Option<ReadJob>,
+}
+
+/// An RDMA READ to answer: the request's RETH, its PSN and where to send.
+struct ReadJob {
+    va: u64,
+    rkey: u32,
+    len: u32,
+    psn: u32,
+    mtu: u32,
+    msn: u32,
+    to: Reply,
 }
 
 /// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
@@ -172,13 +213,70 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     if let Some(wc) = out.wc.as_ref() {
         let _ = cq::post(qp.recv_cq(), wc, out.solicited);
     }
+    if out.srq_limit {
+        if let Some(srq) = qp.srq() {
+            srq.raise(event::SRQ_LIMIT_REACHED);
+        }
+    }
     if let Some(rep) = out.reply.take() {
         send_reply(qp, &rep);
+    }
+    if let Some(job) = out.read.take() {
+        send_read_responses(qp, &job);
     }
     if out.fail {
         qp::fail(qp);
     }
     r
+}
+
+/// Sends the responses of a READ, one per path-MTU of data, reading the memory as
+/// it goes (after the QP lock is dropped: the request was checked under it).
+fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
+    let dev = qp.device();
+    let pd_id = qp.data().pd_id;
+    let packets = job.len.div_ceil(job.mtu).max(1);
+    let mut off = 0u32;
+    for i in 0..packets {
+        let n = (job.len - off).min(job.mtu);
+        let (first, last) = (i == 0, i + 1 == packets);
+        let opcode = match (first, last) {
+            (true, true) => opcode::RC_RDMA_READ_RESPONSE_ONLY,
+            (true, false) => opcode::RC_RDMA_READ_RESPONSE_FIRST,
+            (false, false) => opcode::RC_RDMA_READ_RESPONSE_MIDDLE,
+            (false, true) => opcode::RC_RDMA_READ_RESPONSE_LAST,
+        };
+        let f = HeaderFields {
+            bth: BthFields {
+                opcode,
+                pkey: BTH_DEF_PKEY,
+                dest_qpn: job.to.dest_qpn,
+                psn: psn_add(job.psn, i),
+                ..BthFields::default()
+            },
+            aeth: AethFields {
+                syndrome: AETH_ACK_UNLIMITED,
+                msn: job.msn,
+            },
+            ..HeaderFields::default()
+        };
+        let va = job.va + u64::from(off);
+        let r = net::send(dev, &job.to.path, job.to.sport, &f, n as usize, |payload| {
+            if n == 0 {
+                return Ok(());
+            }
+            // Looked up again for every packet, so a deregistration in between
+            // stops the transfer instead of reading freed pages.
+            mr::lookup_remote(dev.data(), pd_id, job.rkey, mr::access::REMOTE_READ, va, n)
+                .ok_or(net::SendError::Payload)?
+                .read_remote(va, payload)
+                .map_err(|_| net::SendError::Payload)
+        });
+        if r.is_err() {
+            return;
+        }
+        off += n;
+    }
 }
 
 fn send_reply(qp: &Qp<Rrxe>, rep: &Reply) {
@@ -232,6 +330,11 @@ fn connected_locked(
     // PSN.
     let d = psn_diff(psn, st.resp.psn);
     if rc {
+        if d < 0 && info.opcode == opcode::RC_RDMA_READ_REQUEST {
+            // A retransmitted READ is answered again, from memory as it is now.
+            dev.stats.inc(Counter::RcvDuplicate);
+            return read_request(qp, st, pkt, out, true);
+        }
         if d < 0 {
             // A retransmitted request: acknowledge it again (C9-105).
             out.reply = reply(st, AETH_ACK_UNLIMITED, psn_add(st.resp.psn, PSN_MASK));
@@ -253,6 +356,10 @@ fn connected_locked(
         }
         st.resp.uc_drop = false;
         abandon(st);
+    }
+
+    if info.opcode == opcode::RC_RDMA_READ_REQUEST {
+        return read_request(qp, st, pkt, out, d < 0);
     }
 
     // Opcode sequence and the QP's rights.
@@ -297,7 +404,10 @@ fn connected_locked(
     let needs_recv = kind == InMessage::Send || (end && info.mask.contains(Mask::IMMDT));
     if needs_recv && st.resp.recv.is_none() {
         let taken = match inner.srq.as_ref() {
-            Some(srq) => srq.take().map(|(wr_id, wqe)| (wr_id, wqe, true)),
+            Some(srq) => srq.take().map(|(wr_id, wqe, limit)| {
+                out.srq_limit = limit;
+                (wr_id, wqe, true)
+            }),
             None => take_rq(st).map(|(wr_id, wqe)| (wr_id, wqe, false)),
         };
         match taken {
@@ -452,4 +562,66 @@ fn abandon(st: &mut QpState_) {
         rp.sge = (0, 0);
         rp.written = 0;
     }
+}
+
+/// An RDMA READ request (RC): the QP's rights, the rkey and range are checked now;
+/// the responses are sent once the lock is dropped. A duplicate is answered again
+/// without moving the expected PSN.
+fn read_request(
+    qp: &Qp<Rrxe>,
+    st: &mut QpState_,
+    pkt: &Packet<'_>,
+    out: &mut Outcome,
+    duplicate: bool,
+) -> Result<(), Counter> {
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let psn = pkt.bth.psn();
+    let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
+    let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
+    let Ok(path) = Path::from_av(&st.attr.ah_attr) else {
+        return Err(Counter::RcvMalformed);
+    };
+    let to = Reply {
+        syndrome: AETH_ACK_UNLIMITED,
+        psn,
+        msn: st.resp.msn,
+        path,
+        dest_qpn: st.attr.dest_qp_num,
+        sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
+    };
+    let nak = |syndrome| Reply { syndrome, ..to };
+    if st.resp.in_msg.is_some()
+        || st.attr.qp_access_flags & QP_REMOTE_READ == 0
+        || st.attr.max_dest_rd_atomic == 0
+        || len > MAX_MSG
+    {
+        dev.stats.inc(Counter::SentNakInvalid);
+        out.reply = Some(nak(AETH_NAK_INVALID_REQ));
+        out.fail = true;
+        return Err(Counter::RcvMalformed);
+    }
+    if len > 0
+        && mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_READ, va, len).is_none()
+    {
+        dev.stats.inc(Counter::SentNakAccess);
+        out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
+        out.fail = true;
+        return Err(Counter::RcvLocalAccessError);
+    }
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    if !duplicate {
+        st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
+        st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+    }
+    out.read = Some(ReadJob {
+        va,
+        rkey,
+        len,
+        psn,
+        mtu,
+        msn: st.resp.msn,
+        to,
+    });
+    Ok(())
 }

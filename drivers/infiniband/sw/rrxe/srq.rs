@@ -194,7 +194,9 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
 
 impl SrqInner {
     /// Takes the oldest posted receive WQE, copied out of the ring and validated.
-    pub(crate) fn take(&self) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
+    /// The flag says the armed limit was crossed (and is now disarmed): the caller
+    /// raises `IB_EVENT_SRQ_LIMIT_REACHED` once it holds no lock.
+    pub(crate) fn take(&self) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>, bool)> {
         let mut st = self.state.lock();
         let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
         let elem = st.ring.layout().elem_size().min(slot.len());
@@ -202,9 +204,13 @@ impl SrqInner {
         if !matches!(st.ring.peek_posted(slot), Ok(true)) {
             return None;
         }
-        let r = wqe::parse_recv(slot, self.max_sge);
+        let (wr_id, w) = wqe::parse_recv(slot, self.max_sge);
         let _ = st.ring.consume();
-        Some(r)
+        let limit_reached = st.limit != 0 && st.ring.posted_count() < st.limit;
+        if limit_reached {
+            st.limit = 0;
+        }
+        Some((wr_id, w, limit_reached))
     }
 }
 
