@@ -9,16 +9,18 @@
 
 use crate::{
     device::Rrxe,
+    mr::SgeCursor,
     proto::{
         hdr::{NakCode, Syndrome},
         opcode,
         packet::Packet,
-        psn::{psn_add, psn_diff},
+        psn::{self, psn_add, psn_diff},
         qp_state::QpState,
     },
     qp::{self, Pending},
     req,
     stats::Counter,
+    wqe::op,
 };
 use kernel::rdma::verbs::Qp;
 
@@ -41,8 +43,17 @@ enum Action {
 
 /// Handles a response packet for an RC requester.
 pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+    if matches!(
+        pkt.bth.opcode(),
+        opcode::RC_RDMA_READ_RESPONSE_FIRST
+            | opcode::RC_RDMA_READ_RESPONSE_MIDDLE
+            | opcode::RC_RDMA_READ_RESPONSE_LAST
+            | opcode::RC_RDMA_READ_RESPONSE_ONLY
+    ) {
+        return read_response(qp, pkt);
+    }
     if pkt.bth.opcode() != opcode::RC_ACKNOWLEDGE {
-        // READ responses and atomic ACKs come with those operations.
+        // Atomic ACKs come with atomics.
         return Err(Counter::RcvUnsupported);
     }
     let aeth = pkt.aeth.ok_or(Counter::RcvMalformed)?;
@@ -102,6 +113,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
                     st.sq.req_idx = 0;
                     st.sq.req_off = 0;
                     st.sq.noack = 0;
+                    // Every READ after this point is sent again.
+                    st.sq.rd_outstanding = 0;
                 }
             }
             qp.device().data().stats.inc(Counter::Retransmits);
@@ -114,5 +127,58 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     if !wait {
         req::run(qp);
     }
+    Ok(())
+}
+
+/// A READ response: placed in the READ's local buffers at its offset. Responses
+/// must come in order; they also acknowledge the WQEs sent before the READ.
+fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+    let psn = pkt.bth.psn();
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let placed = {
+        let mut st = inner.state.lock();
+        if !matches!(
+            qp::cur_state(&st),
+            QpState::Rts | QpState::Sqd | QpState::Sqe
+        ) {
+            return Err(Counter::RcvQpState);
+        }
+        if psn != st.sq.comp_psn {
+            return Err(Counter::RcvOutOfSequence);
+        }
+        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+        // The READ this response belongs to: the first sent WQE whose PSNs reach it.
+        let mut target = None;
+        for i in 0..st.sq.req_idx {
+            if let Some(Pending::Wqe(w)) = st.sq.pending.get(i) {
+                if psn_diff(w.last_psn, psn) >= 0 {
+                    target = (w.opcode == op::RDMA_READ).then_some(i);
+                    break;
+                }
+            }
+        }
+        let Some(i) = target else {
+            return Err(Counter::RcvOutOfSequence);
+        };
+        let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
+            return Err(Counter::RcvOutOfSequence);
+        };
+        let off = psn_diff(psn, w.first_psn) as usize * mtu;
+        let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
+        let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
+        let done = psn == w.last_psn;
+        st.sq.comp_psn = psn_add(psn, 1);
+        if done {
+            st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
+        }
+        ok
+    };
+    if !placed {
+        qp::fail_front(qp, qp::WC_LOC_PROT_ERR);
+        return Err(Counter::RcvLocalAccessError);
+    }
+    qp::complete_sent(qp, |w| req::answered_by(w, psn));
+    req::run(qp);
     Ok(())
 }

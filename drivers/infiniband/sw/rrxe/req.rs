@@ -175,6 +175,40 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             return Plan::Refuse(wr_id, Bad::Address);
         };
         let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+        // A fence waits for the RDMA READs before it (atomics come later).
+        if flags & flag::FENCE != 0 && st.sq.rd_outstanding > 0 {
+            return Plan::Idle;
+        }
+        f.bth.dest_qpn = st.attr.dest_qp_num;
+        let sport = ip::flow_sport(st.attr.ah_attr.flow_label, qpn, st.attr.dest_qp_num);
+        if rc && w.opcode == op::RDMA_READ {
+            // One request; the responses take one PSN per path-MTU packet.
+            if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
+                return Plan::Idle;
+            }
+            f.bth.opcode = opcode::RC_RDMA_READ_REQUEST;
+            f.bth.ack_req = true;
+            f.reth = RethFields {
+                va: w.remote_addr,
+                rkey: w.rkey,
+                len: length,
+            };
+            return match net::build(dev, &path, sport, &f, 0, |_| Ok(())) {
+                Ok(skb) => Plan::Packet {
+                    built: Built {
+                        skb,
+                        path,
+                        completes: false,
+                    },
+                    n: 0,
+                    last: true,
+                    ack_req: true,
+                    span: length.div_ceil(mtu).max(1),
+                    read: true,
+                },
+                Err(_) => Plan::Idle,
+            };
+        }
         let n = (length - off).min(mtu);
         let (first, last) = (off == 0, off + n == length);
         let Some(op) =
@@ -183,7 +217,6 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             return Plan::Refuse(wr_id, Bad::Opcode);
         };
         f.bth.opcode = op;
-        f.bth.dest_qpn = st.attr.dest_qp_num;
         if first && matches!(w.opcode, op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM) {
             f.reth = RethFields {
                 va: w.remote_addr,
@@ -194,7 +227,6 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         if w.opcode == op::SEND_WITH_INV {
             f.ieth = IethFields { rkey: w.ex };
         }
-        let sport = ip::flow_sport(st.attr.ah_attr.flow_label, qpn, st.attr.dest_qp_num);
         (path, sport, n, last)
     };
     f.immdt = ImmDtFields {
@@ -230,6 +262,8 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             n,
             last,
             ack_req: f.bth.ack_req,
+            span: 1,
+            read: false,
         },
         Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Protection),
         // No memory for the packet: try again on the next doorbell or ACK.
@@ -243,6 +277,9 @@ enum Plan {
         n: u32,
         last: bool,
         ack_req: bool,
+        /// PSNs the packet takes (a READ request: those of its responses).
+        span: u32,
+        read: bool,
     },
     OverMtu,
     Idle,
@@ -254,13 +291,15 @@ enum Plan {
 fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     let idx = st.sq.req_idx;
     let (off, pkt_psn) = (st.sq.req_off, st.sq.psn);
-    let (built, n, last, ack_req) = match plan(qp, st) {
+    let (built, n, last, ack_req, span, read) = match plan(qp, st) {
         Plan::Packet {
             built,
             n,
             last,
             ack_req,
-        } => (built, n, last, ack_req),
+            span,
+            read,
+        } => (built, n, last, ack_req, span, read),
         Plan::OverMtu => {
             st.sq.req_idx += 1;
             return Next::Done;
@@ -274,10 +313,13 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
             w.first_psn = pkt_psn;
         }
         if last {
-            w.last_psn = pkt_psn;
+            w.last_psn = psn_add(pkt_psn, span - 1);
         }
     }
-    st.sq.psn = psn_add(pkt_psn, 1);
+    if read {
+        st.sq.rd_outstanding += 1;
+    }
+    st.sq.psn = psn_add(pkt_psn, span);
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
     if last {
         st.sq.req_idx += 1;
@@ -297,7 +339,13 @@ fn refuse(st: &mut QpState_, idx: usize, wr_id: u64, why: Bad) -> Next {
     Next::Again
 }
 
-/// Whether `w`'s packets are all acknowledged by an ACK with PSN `ack_psn`.
+/// Whether `w`'s packets are all acknowledged by an ACK with PSN `ack_psn`. An
+/// RDMA READ is done only when its last response arrived, not by an ACK.
 pub(crate) fn acked_by(w: &SendWqe, ack_psn: u32) -> bool {
-    psn_diff(ack_psn, w.last_psn) >= 0
+    w.opcode != op::RDMA_READ && psn_diff(ack_psn, w.last_psn) >= 0
+}
+
+/// Whether the responses up to `psn` finish `w` (a READ) or pass it (others).
+pub(crate) fn answered_by(w: &SendWqe, psn: u32) -> bool {
+    psn_diff(psn, w.last_psn) >= 0
 }
