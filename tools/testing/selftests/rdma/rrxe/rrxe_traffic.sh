@@ -6,14 +6,18 @@
 #  - rrxe0 <-> rrxe1, then rrxe0 <-> rdma_rxe's rxe1 (wire interop), each way:
 #    UD over IPv4 and IPv6 at 2 bytes and the port MTU; RC at 2 bytes and 64 KiB
 #    (IPv4) and 64 KiB (IPv6); UC and RC with an SRQ at 4 KiB;
+#  - the rdma_cm path: udaddy (UD), ucmatose (RC) and rping -v (SEND, WRITE and
+#    READ, data verified), each way, which also exercises kernel QPs (the CM's
+#    MADs on QP1);
+#  - perftest: ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB, rrxe0 serving;
 #  - two processes on rrxe0 (loopback), UD and RC;
 #  - the sockets: *:4791 exists while a device does; rdma_rxe cannot take 4791 in
 #    a namespace where rrxe has it; deleting a namespace under a device is clean;
 #  - the counters: packets are counted and no ICRC error was seen.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PINGPONG_ITERS:-20}
-# 7 socket/counter checks, 16 runs per peer, 3 loopback runs.
-PLAN=42
+# 7 socket/counter checks, 25 runs per peer, 3 loopback runs.
+PLAN=60
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -77,7 +81,79 @@ both() {
 	pingpong "$1" "$2 serves rrxe0, IPv$3, $4 bytes" b "$2" a rrxe0 "$3" "$4"
 }
 
-# Every pairing with one peer device in netns b: 16 runs.
+# cm TOOL NAME SRV_NS CLI_NS: an rdma_cm test program (udaddy, ucmatose), server
+# and client, addressed by IP.
+cm() {
+	local tool=$1 name="$1: $2" sns=$3 cns=$4 srv_ip out spid rc
+	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
+	out=$(mktemp)
+	ip netns exec "$sns" timeout 60 "$tool" >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_for 20 sh -c "rdma resource show cm_id | grep -q LISTEN"; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		not_ok "$name # server did not listen"; sed 's/^/# /' "$out.s"; return
+	fi
+	ip netns exec "$cns" timeout 60 "$tool" -s "$srv_ip" >"$out.c" 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	if [ "$rc" = 0 ] && grep -q "test complete" "$out.s" && grep -q "test complete" "$out.c"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/# server: /' "$out.s" | tail -n 5
+		sed 's/^/# client: /' "$out.c" | tail -n 5
+	fi
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# rping NAME SRV_NS CLI_NS: rping -v with 5 verified round trips.
+rping_run() {
+	local name="rping: $1" sns=$2 cns=$3 srv_ip out spid rc
+	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
+	out=$(mktemp)
+	ip netns exec "$sns" timeout 60 rping -s -a "$srv_ip" -v -C 5 >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_for 20 sh -c "rdma resource show cm_id | grep -q LISTEN"; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		not_ok "$name # server did not listen"; return
+	fi
+	ip netns exec "$cns" timeout 60 rping -c -a "$srv_ip" -v -C 5 >"$out.c" 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	if [ "$rc" = 0 ] && grep -q "rdma-ping-4" "$out.s" && grep -q "rdma-ping-4" "$out.c"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/# server: /' "$out.s" | tail -n 5
+		sed 's/^/# client: /' "$out.c" | tail -n 5
+	fi
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# perf TOOL PEER: one perftest run, rrxe0 serving, 64 KiB messages.
+perf() {
+	local name="$1: rrxe0 serves $2, 64 KiB" out spid rc
+	out=$(mktemp)
+	$NSA timeout 120 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -s 65536 -n 20 >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		not_ok "$name # server did not start"; return
+	fi
+	$NSB timeout 120 "$1" -d "$2" -x "$(gid_index "$2" 4)" -s 65536 -n 20 10.0.0.1 >"$out.c" 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	if [ "$rc" = 0 ] && grep -qE '^ *65536 +20 ' "$out.c"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/# server: /' "$out.s" | tail -n 5
+		sed 's/^/# client: /' "$out.c" | tail -n 5
+	fi
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# Every pairing with one peer device in netns b: 25 runs.
 pairings() {
 	local peer=$1 mtu
 	mtu=$(ibv_devinfo -d rrxe0 | awk '/active_mtu/ { print $2; exit }')
@@ -89,6 +165,15 @@ pairings() {
 	both rc "$peer" 6 65536
 	both uc "$peer" 4 4096
 	both srq "$peer" 4 4096
+	cm udaddy "rrxe0 serves $peer" a b
+	cm udaddy "$peer serves rrxe0" b a
+	cm ucmatose "rrxe0 serves $peer" a b
+	cm ucmatose "$peer serves rrxe0" b a
+	rping_run "rrxe0 serves $peer" a b
+	rping_run "$peer serves rrxe0" b a
+	perf ib_send_bw "$peer"
+	perf ib_write_bw "$peer"
+	perf ib_read_bw "$peer"
 }
 
 if ! setup; then
