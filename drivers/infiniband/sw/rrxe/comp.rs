@@ -52,8 +52,10 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     ) {
         return read_response(qp, pkt);
     }
+    if pkt.bth.opcode() == opcode::RC_ATOMIC_ACKNOWLEDGE {
+        return atomic_ack(qp, pkt);
+    }
     if pkt.bth.opcode() != opcode::RC_ACKNOWLEDGE {
-        // Atomic ACKs come with atomics.
         return Err(Counter::RcvUnsupported);
     }
     let aeth = pkt.aeth.ok_or(Counter::RcvMalformed)?;
@@ -130,6 +132,52 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     Ok(())
 }
 
+/// The sent WQE a response with PSN `psn` answers, if the response is the one
+/// expected next: the first sent WQE whose PSNs reach `psn` (those before it are
+/// acknowledged by the response), which must be a READ (`want_read`) or an atomic
+/// ending at `psn`.
+fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, Counter> {
+    if !matches!(
+        qp::cur_state(st),
+        QpState::Rts | QpState::Sqd | QpState::Sqe
+    ) {
+        return Err(Counter::RcvQpState);
+    }
+    if psn != st.sq.comp_psn {
+        return Err(Counter::RcvOutOfSequence);
+    }
+    for i in 0..st.sq.req_idx {
+        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i) {
+            if psn_diff(w.last_psn, psn) >= 0 {
+                let ok = if want_read {
+                    w.opcode == op::RDMA_READ
+                } else {
+                    matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
+                        && w.last_psn == psn
+                };
+                return if ok {
+                    Ok(i)
+                } else {
+                    Err(Counter::RcvOutOfSequence)
+                };
+            }
+        }
+    }
+    Err(Counter::RcvOutOfSequence)
+}
+
+/// After a response's data was placed (or could not be): completes what it
+/// answers, or fails the QP, and lets the requester go on.
+fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool) -> Result<(), Counter> {
+    if !placed {
+        qp::fail_front(qp, qp::WC_LOC_PROT_ERR);
+        return Err(Counter::RcvLocalAccessError);
+    }
+    qp::complete_sent(qp, |w| req::answered_by(w, psn));
+    req::run(qp);
+    Ok(())
+}
+
 /// A READ response: placed in the READ's local buffers at its offset. Responses
 /// must come in order; they also acknowledge the WQEs sent before the READ.
 fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
@@ -138,32 +186,11 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     let dev = qp.device().data();
     let placed = {
         let mut st = inner.state.lock();
-        if !matches!(
-            qp::cur_state(&st),
-            QpState::Rts | QpState::Sqd | QpState::Sqe
-        ) {
-            return Err(Counter::RcvQpState);
-        }
-        if psn != st.sq.comp_psn {
-            return Err(Counter::RcvOutOfSequence);
-        }
-        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
-        // The READ this response belongs to: the first sent WQE whose PSNs reach it.
-        let mut target = None;
-        for i in 0..st.sq.req_idx {
-            if let Some(Pending::Wqe(w)) = st.sq.pending.get(i) {
-                if psn_diff(w.last_psn, psn) >= 0 {
-                    target = (w.opcode == op::RDMA_READ).then_some(i);
-                    break;
-                }
-            }
-        }
-        let Some(i) = target else {
-            return Err(Counter::RcvOutOfSequence);
-        };
+        let i = answered_wqe(&st, psn, true)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
         };
+        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
         let off = psn_diff(psn, w.first_psn) as usize * mtu;
         let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
         let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
@@ -174,11 +201,28 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
         }
         ok
     };
-    if !placed {
-        qp::fail_front(qp, qp::WC_LOC_PROT_ERR);
-        return Err(Counter::RcvLocalAccessError);
-    }
-    qp::complete_sent(qp, |w| req::answered_by(w, psn));
-    req::run(qp);
-    Ok(())
+    response_done(qp, psn, placed)
+}
+
+/// An atomic ACK: the original value goes to the atomic's local buffer (8 bytes,
+/// LOCAL_WRITE checked); it acknowledges the WQEs before the atomic too.
+fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+    let psn = pkt.bth.psn();
+    let orig = pkt.atmack.ok_or(Counter::RcvMalformed)?.orig();
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let placed = {
+        let mut st = inner.state.lock();
+        let i = answered_wqe(&st, psn, false)?;
+        let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
+            return Err(Counter::RcvOutOfSequence);
+        };
+        let ok = SgeCursor::new(dev, inner.pd_id, &w.sgl)
+            .write(&orig.to_ne_bytes())
+            .is_ok();
+        st.sq.comp_psn = psn_add(psn, 1);
+        st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
+        ok
+    };
+    response_done(qp, psn, placed)
 }

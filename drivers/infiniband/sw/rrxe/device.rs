@@ -17,6 +17,7 @@ use crate::{
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     net::netdev::{Event, NetDevice},
+    new_spinlock_irq,
     prelude::*,
     rdma::{
         self,
@@ -29,6 +30,7 @@ use kernel::{
         DeviceAttr, PortAttr, PortImmutable, UData,
     },
     str::CStr,
+    sync::SpinLockIrq,
 };
 
 /// `RXE_UVERBS_ABI_VERSION` from rdma_user_rxe.h.
@@ -68,6 +70,9 @@ pub(crate) struct RrxeDevice {
     unregistering: AtomicBool,
     /// Packet counters (`rdma statistic show link DEV/1`).
     pub(crate) stats: Stats,
+    /// Serialises the responder's atomics on this device, as rxe's global lock.
+    #[pin]
+    pub(crate) atomic_lock: SpinLockIrq<()>,
     /// This device's share of its namespace's port-4791 sockets.
     _sockets: SocketUse,
 }
@@ -382,6 +387,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),
         stats: Stats::new(),
+        atomic_lock <- new_spinlock_irq!(()),
         _sockets: sockets,
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.

@@ -174,6 +174,9 @@ pub(crate) struct RespState {
     pub(crate) write: (u64, u32, u32),
     /// Total length of the WRITE (for WRITE with immediate's completion).
     pub(crate) write_len: u32,
+    /// The last atomics' PSNs and original values, to answer duplicates.
+    pub(crate) atomic_cache: [(u32, u64); 16],
+    pub(crate) atomic_next: usize,
 }
 
 pub(crate) struct RecvQueue {

@@ -17,7 +17,7 @@ use crate::{
     net::{self, Path, SendError},
     params,
     proto::{
-        hdr::{DethFields, IethFields, ImmDtFields, RethFields, BTH_DEF_PKEY},
+        hdr::{AtomicEthFields, DethFields, IethFields, ImmDtFields, RethFields, BTH_DEF_PKEY},
         ip,
         opcode::{self, RequestKind},
         packet::HeaderFields,
@@ -181,6 +181,26 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         }
         f.bth.dest_qpn = st.attr.dest_qp_num;
         let sport = ip::flow_sport(st.attr.ah_attr.flow_label, qpn, st.attr.dest_qp_num);
+        if rc && matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD) {
+            // Atomics share READ's credits (max_rd_atomic).
+            if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
+                return Plan::Idle;
+            }
+            let cmp_swp = w.opcode == op::ATOMIC_CMP_AND_SWP;
+            f.bth.opcode = if cmp_swp {
+                opcode::RC_COMPARE_SWAP
+            } else {
+                opcode::RC_FETCH_ADD
+            };
+            f.bth.ack_req = true;
+            f.atmeth = AtomicEthFields {
+                va: w.remote_addr,
+                rkey: w.rkey,
+                swap_add: if cmp_swp { w.swap } else { w.compare_add },
+                compare: if cmp_swp { w.compare_add } else { 0 },
+            };
+            return response_request(dev, path, sport, &f, 1);
+        }
         if rc && w.opcode == op::RDMA_READ {
             // One request; the responses take one PSN per path-MTU packet.
             if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
@@ -193,21 +213,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
                 rkey: w.rkey,
                 len: length,
             };
-            return match net::build(dev, &path, sport, &f, 0, |_| Ok(())) {
-                Ok(skb) => Plan::Packet {
-                    built: Built {
-                        skb,
-                        path,
-                        completes: false,
-                    },
-                    n: 0,
-                    last: true,
-                    ack_req: true,
-                    span: length.div_ceil(mtu).max(1),
-                    read: true,
-                },
-                Err(_) => Plan::Idle,
-            };
+            return response_request(dev, path, sport, &f, length.div_ceil(mtu).max(1));
         }
         let n = (length - off).min(mtu);
         let (first, last) = (off == 0, off + n == length);
@@ -268,6 +274,32 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Protection),
         // No memory for the packet: try again on the next doorbell or ACK.
         Err(SendError::Net(_)) => Plan::Idle,
+    }
+}
+
+/// A request answered by data (READ, atomic): one packet without payload whose
+/// answer takes `span` PSNs; it takes one of the max_rd_atomic credits.
+fn response_request(
+    dev: &kernel::rdma::Device<Rrxe>,
+    path: Path,
+    sport: u16,
+    f: &HeaderFields,
+    span: u32,
+) -> Plan {
+    match net::build(dev, &path, sport, f, 0, |_| Ok(())) {
+        Ok(skb) => Plan::Packet {
+            built: Built {
+                skb,
+                path,
+                completes: false,
+            },
+            n: 0,
+            last: true,
+            ack_req: true,
+            span,
+            read: true,
+        },
+        Err(_) => Plan::Idle,
     }
 }
 
@@ -340,9 +372,17 @@ fn refuse(st: &mut QpState_, idx: usize, wr_id: u64, why: Bad) -> Next {
 }
 
 /// Whether `w`'s packets are all acknowledged by an ACK with PSN `ack_psn`. An
-/// RDMA READ is done only when its last response arrived, not by an ACK.
+/// RDMA READ or atomic is done only when its response arrived, not by an ACK.
 pub(crate) fn acked_by(w: &SendWqe, ack_psn: u32) -> bool {
-    w.opcode != op::RDMA_READ && psn_diff(ack_psn, w.last_psn) >= 0
+    !needs_response(w) && psn_diff(ack_psn, w.last_psn) >= 0
+}
+
+/// Whether `w` is answered by data (READ responses, an atomic ACK).
+pub(crate) fn needs_response(w: &SendWqe) -> bool {
+    matches!(
+        w.opcode,
+        op::RDMA_READ | op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD
+    )
 }
 
 /// Whether the responses up to `psn` finish `w` (a READ) or pass it (others).

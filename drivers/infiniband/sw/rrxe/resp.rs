@@ -15,7 +15,7 @@ use crate::{
     params,
     proto::{
         hdr::{
-            AethFields, BthFields, AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ,
+            AethFields, AtomicAckEthFields, BthFields, AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ,
             AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR, AETH_RNR_NAK, BTH_DEF_PKEY,
             MASK_24 as PSN_MASK,
         },
@@ -160,6 +160,7 @@ const WC_LOC_LEN_ERR: u32 = 1;
 /// `IB_ACCESS_REMOTE_WRITE` and `_READ` in a QP's access flags.
 const QP_REMOTE_WRITE: u32 = 2;
 const QP_REMOTE_READ: u32 = 4;
+const QP_REMOTE_ATOMIC: u32 = 8;
 /// The largest message (`max_msg_sz`).
 const MAX_MSG: u32 = 1 << 31;
 
@@ -186,6 +187,8 @@ struct Outcome {
     srq_limit: bool,
     /// READ responses to send.
     read: Option<ReadJob>,
+    /// An atomic ACK to send: the reply and the original value.
+    atomic: Option<(Reply, u64)>,
 }
 
 /// An RDMA READ to answer: the request's RETH, its PSN and where to send.
@@ -223,6 +226,24 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     }
     if let Some(job) = out.read.take() {
         send_read_responses(qp, &job);
+    }
+    if let Some((rep, orig)) = out.atomic.take() {
+        let f = HeaderFields {
+            bth: BthFields {
+                opcode: opcode::RC_ATOMIC_ACKNOWLEDGE,
+                pkey: BTH_DEF_PKEY,
+                dest_qpn: rep.dest_qpn,
+                psn: rep.psn,
+                ..BthFields::default()
+            },
+            aeth: AethFields {
+                syndrome: AETH_ACK_UNLIMITED,
+                msn: rep.msn,
+            },
+            atmack: AtomicAckEthFields { orig },
+            ..HeaderFields::default()
+        };
+        let _ = net::send(qp.device(), &rep.path, rep.sport, &f, 0, |_| Ok(()));
     }
     if out.fail {
         qp::fail(qp);
@@ -279,6 +300,18 @@ fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
     }
 }
 
+/// A reply from `qp`'s responder to its peer, with the current MSN.
+fn reply_to(qp: &Qp<Rrxe>, st: &QpState_, syndrome: u8, psn: u32) -> Option<Reply> {
+    Some(Reply {
+        syndrome,
+        psn,
+        msn: st.resp.msn,
+        path: Path::from_av(&st.attr.ah_attr).ok()?,
+        dest_qpn: st.attr.dest_qp_num,
+        sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
+    })
+}
+
 fn send_reply(qp: &Qp<Rrxe>, rep: &Reply) {
     let f = HeaderFields {
         bth: BthFields {
@@ -316,20 +349,17 @@ fn connected_locked(
     let psn = pkt.bth.psn();
     let start = info.is_first() || info.is_only();
     let end = info.is_last() || info.is_only();
-    let reply = |st: &QpState_, syndrome: u8, psn: u32| -> Option<Reply> {
-        Some(Reply {
-            syndrome,
-            psn,
-            msn: st.resp.msn,
-            path: Path::from_av(&st.attr.ah_attr).ok()?,
-            dest_qpn: st.attr.dest_qp_num,
-            sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
-        })
-    };
+    let reply = |st: &QpState_, syndrome: u8, psn: u32| reply_to(qp, st, syndrome, psn);
 
     // PSN.
     let d = psn_diff(psn, st.resp.psn);
     if rc {
+        if d < 0 && matches!(info.opcode, opcode::RC_COMPARE_SWAP | opcode::RC_FETCH_ADD) {
+            // A retransmitted atomic is answered from the saved result, never
+            // executed twice.
+            dev.stats.inc(Counter::RcvDuplicate);
+            return atomic_request(qp, st, pkt, out, true);
+        }
         if d < 0 && info.opcode == opcode::RC_RDMA_READ_REQUEST {
             // A retransmitted READ is answered again, from memory as it is now.
             dev.stats.inc(Counter::RcvDuplicate);
@@ -360,6 +390,9 @@ fn connected_locked(
 
     if info.opcode == opcode::RC_RDMA_READ_REQUEST {
         return read_request(qp, st, pkt, out, d < 0);
+    }
+    if matches!(info.opcode, opcode::RC_COMPARE_SWAP | opcode::RC_FETCH_ADD) {
+        return atomic_request(qp, st, pkt, out, false);
     }
 
     // Opcode sequence and the QP's rights.
@@ -579,17 +612,7 @@ fn read_request(
     let psn = pkt.bth.psn();
     let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
     let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
-    let Ok(path) = Path::from_av(&st.attr.ah_attr) else {
-        return Err(Counter::RcvMalformed);
-    };
-    let to = Reply {
-        syndrome: AETH_ACK_UNLIMITED,
-        psn,
-        msn: st.resp.msn,
-        path,
-        dest_qpn: st.attr.dest_qp_num,
-        sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
-    };
+    let to = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
     let nak = |syndrome| Reply { syndrome, ..to };
     if st.resp.in_msg.is_some()
         || st.attr.qp_access_flags & QP_REMOTE_READ == 0
@@ -623,5 +646,78 @@ fn read_request(
         msn: st.resp.msn,
         to,
     });
+    Ok(())
+}
+
+/// An atomic (RC): rights, alignment, rkey and range are checked, then the 8 bytes
+/// are read, changed and written under the device's atomic lock (as rxe's
+/// `atomic_ops_lock`, so atomics from all QPs are serialised). The original value
+/// is kept per QP, so a duplicate is answered without executing again.
+fn atomic_request(
+    qp: &Qp<Rrxe>,
+    st: &mut QpState_,
+    pkt: &Packet<'_>,
+    out: &mut Outcome,
+    duplicate: bool,
+) -> Result<(), Counter> {
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let psn = pkt.bth.psn();
+    let a = pkt.atmeth.ok_or(Counter::RcvMalformed)?;
+    let mut rep = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
+    if duplicate {
+        match st.resp.atomic_cache.iter().find(|(p, _)| *p == psn) {
+            Some(&(_, orig)) => out.atomic = Some((rep, orig)),
+            // Too old to be answered again: dropped, as rxe does.
+            None => return Err(Counter::RcvDuplicate),
+        }
+        return Ok(());
+    }
+    let (va, rkey) = (a.va(), a.rkey());
+    if st.resp.in_msg.is_some()
+        || st.attr.qp_access_flags & QP_REMOTE_ATOMIC == 0
+        || st.attr.max_dest_rd_atomic == 0
+        || va & 7 != 0
+    {
+        dev.stats.inc(Counter::SentNakInvalid);
+        rep.syndrome = AETH_NAK_INVALID_REQ;
+        out.reply = Some(rep);
+        out.fail = true;
+        return Err(Counter::RcvMalformed);
+    }
+    let Some(mr) = mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_ATOMIC, va, 8)
+    else {
+        dev.stats.inc(Counter::SentNakAccess);
+        rep.syndrome = AETH_NAK_REM_ACC_ERR;
+        out.reply = Some(rep);
+        out.fail = true;
+        return Err(Counter::RcvLocalAccessError);
+    };
+    let orig = {
+        let _g = dev.atomic_lock.lock();
+        let mut b = [0u8; 8];
+        mr.read_remote(va, &mut b)
+            .map_err(|_| Counter::RcvLocalAccessError)?;
+        let orig = u64::from_ne_bytes(b);
+        let new = if pkt.bth.opcode() == opcode::RC_COMPARE_SWAP {
+            if orig == a.compare() {
+                a.swap_add()
+            } else {
+                orig
+            }
+        } else {
+            orig.wrapping_add(a.swap_add())
+        };
+        mr.write_remote(va, &new.to_ne_bytes())
+            .map_err(|_| Counter::RcvLocalAccessError)?;
+        orig
+    };
+    st.resp.psn = psn_add(psn, 1);
+    st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+    rep.msn = st.resp.msn;
+    let cache = &mut st.resp.atomic_cache;
+    cache[st.resp.atomic_next % cache.len()] = (psn, orig);
+    st.resp.atomic_next += 1;
+    out.atomic = Some((rep, orig));
     Ok(())
 }
