@@ -9,15 +9,16 @@
 #  - the rdma_cm path: udaddy (UD), ucmatose (RC) and rping -v (SEND, WRITE and
 #    READ, data verified), each way, which also exercises kernel QPs (the CM's
 #    MADs on QP1);
-#  - perftest: ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB, rrxe0 serving;
+#  - perftest: ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB and
+#    ib_atomic_bw, rrxe0 serving;
 #  - two processes on rrxe0 (loopback), UD and RC;
 #  - the sockets: *:4791 exists while a device does; rdma_rxe cannot take 4791 in
 #    a namespace where rrxe has it; deleting a namespace under a device is clean;
 #  - the counters: packets are counted and no ICRC error was seen.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PINGPONG_ITERS:-20}
-# 7 socket/counter checks, 25 runs per peer, 3 loopback runs.
-PLAN=60
+# 7 socket/counter checks, 26 runs per peer, 3 loopback runs.
+PLAN=62
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -130,20 +131,20 @@ rping_run() {
 	rm -f "$out" "$out.s" "$out.c"
 }
 
-# perf TOOL PEER: one perftest run, rrxe0 serving, 64 KiB messages.
+# perf TOOL PEER SIZE: one perftest run, rrxe0 serving.
 perf() {
-	local name="$1: rrxe0 serves $2, 64 KiB" out spid rc
+	local name="$1: rrxe0 serves $2, $3 bytes" size=$3 out spid rc
 	out=$(mktemp)
-	$NSA timeout 120 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -s 65536 -n 20 >"$out.s" 2>&1 &
+	$NSA timeout 120 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -s "$size" -n 20 >"$out.s" 2>&1 &
 	spid=$!
 	if ! wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"; then
 		kill "$spid" 2>/dev/null; wait "$spid"
 		not_ok "$name # server did not start"; return
 	fi
-	$NSB timeout 120 "$1" -d "$2" -x "$(gid_index "$2" 4)" -s 65536 -n 20 10.0.0.1 >"$out.c" 2>&1
+	$NSB timeout 120 "$1" -d "$2" -x "$(gid_index "$2" 4)" -s "$size" -n 20 10.0.0.1 >"$out.c" 2>&1
 	rc=$?
 	wait "$spid" || rc=1
-	if [ "$rc" = 0 ] && grep -qE '^ *65536 +20 ' "$out.c"; then
+	if [ "$rc" = 0 ] && grep -qE "^ *$size +20 " "$out.c"; then
 		ok "$name"
 	else
 		not_ok "$name"
@@ -153,7 +154,7 @@ perf() {
 	rm -f "$out" "$out.s" "$out.c"
 }
 
-# Every pairing with one peer device in netns b: 25 runs.
+# Every pairing with one peer device in netns b: 26 runs.
 pairings() {
 	local peer=$1 mtu
 	mtu=$(ibv_devinfo -d rrxe0 | awk '/active_mtu/ { print $2; exit }')
@@ -171,9 +172,10 @@ pairings() {
 	cm ucmatose "$peer serves rrxe0" b a
 	rping_run "rrxe0 serves $peer" a b
 	rping_run "$peer serves rrxe0" b a
-	perf ib_send_bw "$peer"
-	perf ib_write_bw "$peer"
-	perf ib_read_bw "$peer"
+	perf ib_send_bw "$peer" 65536
+	perf ib_write_bw "$peer" 65536
+	perf ib_read_bw "$peer" 65536
+	perf ib_atomic_bw "$peer" 8
 }
 
 if ! setup; then

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Packets from the wire that are not valid RoCE v2 traffic for rrxe: each is
+# dropped and counted under its reason ('rdma statistic'), and a burst of
+# random packets leaves the device working (checked with ibv_ud_pingpong) and
+# the kernel without a KASAN, lockdep or kmemleak report.
+cd "$(dirname "$0")" && . ./lib.sh
+tap_plan 7
+
+NSA="ip netns exec a"
+NSB="ip netns exec b"
+if ! { ip netns add a && ip netns add b &&
+	ip link add veth0 netns a type veth peer name veth1 netns b &&
+	ip -n a addr add fd00::1/64 dev veth0 nodad && ip -n b addr add fd00::2/64 dev veth1 nodad &&
+	ip -n a addr add 10.0.0.1/24 dev veth0 && ip -n b addr add 10.0.0.2/24 dev veth1 &&
+	ip -n a link set veth0 up && ip -n b link set veth1 up && ip -n a link set lo up &&
+	$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1; }; then
+	for _ in $(seq 7); do not_ok "set-up failed"; done
+	exit 1
+fi
+
+stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+
+# counts NAME KIND COUNTER: sending KIND packets from netns b moves COUNTER.
+counts() {
+	local before after
+	before=$(stat_of rrxe0 "$3")
+	$NSB python3 ./wire.py fd00::1 "$2" 5 || { not_ok "$1 # wire.py failed"; return; }
+	if wait_for 10 sh -c "[ \"\$(rdma statistic show link rrxe0/1 | tr ' ' '\n' | grep -A1 -x $3 | tail -1)\" -ge $((before + 5)) ]"; then
+		ok "$1"
+	else
+		after=$(stat_of rrxe0 "$3")
+		not_ok "$1 # $3 went from $before to $after"
+	fi
+}
+
+counts "a correct packet to a missing QP counts as rcv_unknown_qp" valid rcv_unknown_qp
+counts "a flipped ICRC bit counts as rcv_icrc_err" bad-icrc rcv_icrc_err
+counts "a packet shorter than BTH+ICRC counts as rcv_malformed" short rcv_malformed
+counts "a reserved opcode counts as rcv_malformed" bad-opcode rcv_malformed
+
+before=$(stat_of rrxe0 rcvd_pkts)
+$NSB python3 ./wire.py fd00::1 fuzz 3000
+check "3000 random packets are all received and dropped" \
+	wait_for 30 sh -c "[ \$(rdma statistic show link rrxe0/1 | tr ' ' '\n' | grep -A1 -x rcvd_pkts | tail -1) -ge $((before + 3000)) ]"
+
+# The device still works after the burst.
+$NSA timeout 60 ibv_ud_pingpong -c -d rrxe0 -g 1 -s 64 -n 10 >/dev/null 2>&1 &
+spid=$!
+wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"
+check "UD traffic still flows after the burst" $NSB timeout 60 ibv_ud_pingpong -c -d rrxe1 -g 1 -s 64 -n 10 10.0.0.1
+wait "$spid"
+
+ip netns del a
+ip netns del b
+check "the devices go with their namespaces" wait_for 30 sh -c "! rdma link show | grep -q rrxe"
+tap_done
