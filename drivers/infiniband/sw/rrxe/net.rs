@@ -87,6 +87,13 @@ pub(crate) fn init() {
     unsafe { SOCKETS.init() };
 }
 
+/// Frees the table's memory at module unload, when every device (and so every
+/// share) is gone: the static itself is never dropped.
+pub(crate) fn exit() {
+    let mut t = SOCKETS.lock();
+    t.entries = KVec::new();
+}
+
 /// A device's share of its namespace's sockets; the last share releases them.
 pub(crate) struct SocketUse {
     key: usize,

@@ -112,6 +112,7 @@ impl Drop for RrxeModule {
         // share the driver id), then stop listening to netdev events.
         self.link.take();
         rdma::DeviceList::<Rrxe>::unregister_all();
+        net::exit();
         // The sockets went with the devices; receivers that were already running
         // (under RCU) must finish before the module's code goes away.
         kernel::sync::rcu::synchronize_rcu();
