@@ -461,24 +461,18 @@ pub(crate) fn cur_state(st: &QpState_) -> QpState {
     QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
 }
 
-/// Completes the oldest send WQE: publishes the ring slot for user QPs and reports
-/// it if it is signaled or failed. The caller checked `out.room()`.
-fn complete_send(
-    qp: &Qp<Rrxe>,
-    sig_all: bool,
-    st: &mut QpState_,
-    status: u32,
-    out: &mut Completions,
-) {
-    let (wr_id, opcode, signaled, len) = match st.sq.pending.pop_front() {
-        Some(Pending::Wqe(w)) => (
+/// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
+/// its completion if it is to be reported (signaled or failed).
+fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
+    let (wr_id, opcode, signaled, len) = match st.sq.pending.pop_front()? {
+        Pending::Wqe(w) => (
             w.wr_id,
             wc_opcode(w.opcode),
             w.flags & wqe::flag::SIGNALED != 0,
             w.length,
         ),
-        Some(Pending::Bad { wr_id, .. }) => (wr_id, 0, true, 0),
-        Some(Pending::Taken) | None => return,
+        Pending::Bad { wr_id, .. } => (wr_id, 0, true, 0),
+        Pending::Taken => return None,
     };
     if st.sq.req_idx > 0 {
         st.sq.req_idx -= 1;
@@ -488,9 +482,23 @@ fn complete_send(
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
     }
-    if signaled || sig_all || status != cq::WC_SUCCESS {
-        let mut c = wc(qp, wr_id, status, opcode);
-        c.byte_len = len;
+    if !(signaled || sig_all || status != cq::WC_SUCCESS) {
+        return None;
+    }
+    let mut c = wc(qp, wr_id, status, opcode);
+    c.byte_len = len;
+    Some(c)
+}
+
+/// [`take_completion`] into a batch. The caller checked `out.room()`.
+fn complete_send(
+    qp: &Qp<Rrxe>,
+    sig_all: bool,
+    st: &mut QpState_,
+    status: u32,
+    out: &mut Completions,
+) {
+    if let Some(c) = take_completion(qp, sig_all, st, status) {
         // Never allocates: `out.room()` was checked.
         let _ = out.send.push(c, GFP_ATOMIC);
     }
@@ -603,32 +611,25 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
 /// passes an ACK's PSN test; datagram and UC WQEs are done once sent). Returns how
 /// many completed.
 pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> usize {
+    // One WQE per lock hold and no batch buffer: this runs for every ACK and every
+    // datagram sent, so it must not allocate.
     let inner = qp.data();
-    let Ok(mut out) = Completions::new(GFP_ATOMIC) else {
-        return 0;
-    };
     let mut n = 0;
     loop {
-        let more = {
+        let wc = {
             let mut st = inner.state.lock();
-            let mut more = false;
-            while st.sq.req_idx > 0 {
-                match st.sq.pending.front() {
-                    Some(Pending::Wqe(w)) if done(w) => {}
-                    _ => break,
-                }
-                if !out.room() {
-                    more = true;
-                    break;
-                }
-                complete_send(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS, &mut out);
-                n += 1;
+            if st.sq.req_idx == 0 {
+                return n;
             }
-            more
+            match st.sq.pending.front() {
+                Some(Pending::Wqe(w)) if done(w) => {}
+                _ => return n,
+            }
+            take_completion(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS)
         };
-        out.post(qp);
-        if !more {
-            return n;
+        n += 1;
+        if let Some(c) = wc {
+            let _ = cq::post(qp.send_cq(), &c, false);
         }
     }
 }
