@@ -54,7 +54,16 @@ impl SkBuff {
     /// Frees a buffer that was used up as intended (`consume_skb`).
     pub fn consume(self) {
         // SAFETY: We own the skb; it is freed once.
-        unsafe { bindings::consume_skb(self.into_raw()) };
+        #[cfg(CONFIG_TRACEPOINTS)]
+        unsafe {
+            bindings::consume_skb(self.into_raw())
+        };
+        // Without tracepoints `consume_skb` is an inline `kfree_skb`.
+        // SAFETY: As above.
+        #[cfg(not(CONFIG_TRACEPOINTS))]
+        unsafe {
+            bindings::kfree_skb(self.into_raw())
+        };
     }
 
     /// Total data length, linear and paged.
