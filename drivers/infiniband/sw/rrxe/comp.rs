@@ -4,8 +4,10 @@
 //!
 //! An ACK completes, in order, every sent WQE whose last PSN it covers (so one
 //! coalesced ACK completes many). A PSN sequence NAK acknowledges what came before
-//! it and sends the rest again from the oldest unacknowledged WQE (go-back-N). The
-//! other NAKs fail the oldest WQE with the remote error and the QP with it.
+//! it and sends the rest again from the oldest unacknowledged WQE (go-back-N); an
+//! RNR NAK does the same after the wait it asks for, and so does a local ACK
+//! timeout ([`crate::timer`]). The other NAKs fail the oldest WQE with the remote
+//! error and the QP with it.
 
 use crate::{
     device::Rrxe,
@@ -17,9 +19,10 @@ use crate::{
         psn::{self, psn_add, psn_diff},
         qp_state::QpState,
     },
-    qp::{self, Pending},
+    qp::{self, Pending, QpState_},
     req,
     stats::Counter,
+    timer,
     wqe::op,
 };
 use kernel::rdma::verbs::Qp;
@@ -28,7 +31,6 @@ use kernel::rdma::verbs::Qp;
 const WC_REM_INV_REQ_ERR: u32 = 9;
 const WC_REM_ACCESS_ERR: u32 = 10;
 const WC_REM_OP_ERR: u32 = 11;
-const WC_RNR_RETRY_EXC_ERR: u32 = 13;
 
 enum Action {
     /// WQEs up to this PSN are acknowledged.
@@ -37,6 +39,8 @@ enum Action {
     Rewind(u32),
     /// As `Rewind`, but the receiver had no buffer: wait before sending again.
     RnrWait(u32),
+    /// As `Rewind`, for an ACK past a READ or atomic whose response was lost.
+    Implied(u32),
     /// The oldest WQE failed with this status.
     Fail(u32),
 }
@@ -61,6 +65,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     let aeth = pkt.aeth.ok_or(Counter::RcvMalformed)?;
     let psn = pkt.bth.psn();
     let inner = qp.data();
+    let mut seq_nak = false;
     let action = {
         let mut st = inner.state.lock();
         if !matches!(
@@ -69,17 +74,35 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
         ) {
             return Err(Counter::RcvQpState);
         }
-        // Only what was sent and not yet acknowledged can be acknowledged.
-        if psn_diff(psn, st.sq.psn) >= 0 || psn_diff(psn, st.sq.comp_psn) < -1 {
+        // Only what was sent and not yet acknowledged can be acknowledged. After a
+        // rewind that is more than what is sent now: the responder may have it all.
+        if psn_diff(psn, st.sq.sent_psn) >= 0 || psn_diff(psn, st.sq.comp_psn) < -1 {
             return Err(Counter::RcvOutOfSequence);
         }
         let action = match Syndrome::decode(aeth.syndrome()) {
-            Syndrome::Ack { .. } => Action::Ack(psn),
-            Syndrome::Nak(NakCode::PsnSeqError) => Action::Rewind(psn),
-            // Without the RNR timer (to come with loss recovery) the requester sends
-            // again at the next doorbell or ACK; rnr_retry 0 means never.
-            Syndrome::RnrNak { .. } if st.attr.rnr_retry == 0 => Action::Fail(WC_RNR_RETRY_EXC_ERR),
-            Syndrome::RnrNak { .. } => Action::RnrWait(psn),
+            Syndrome::Ack { .. } => match unanswered_before(&st, psn) {
+                Some(at) => Action::Implied(at),
+                None => Action::Ack(psn),
+            },
+            Syndrome::Nak(NakCode::PsnSeqError) => {
+                if psn_diff(psn, st.sq.comp_psn) < 0 {
+                    // Reordered: a resend already went past this NAK.
+                    return Err(Counter::RcvOutOfSequence);
+                }
+                seq_nak = true;
+                match timer::seq_nak(&mut st) {
+                    timer::SeqNak::Resend => Action::Rewind(psn),
+                    timer::SeqNak::Resending => Action::Ack(psn_add(psn, 0x00ff_ffff)),
+                    timer::SeqNak::Exhausted => Action::Fail(timer::WC_RETRY_EXC_ERR),
+                }
+            }
+            Syndrome::RnrNak { timer: code } => {
+                if timer::rnr_nak(inner, &mut st, code) {
+                    Action::RnrWait(psn)
+                } else {
+                    Action::Fail(timer::WC_RNR_RETRY_EXC_ERR)
+                }
+            }
             Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(WC_REM_INV_REQ_ERR),
             Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(WC_REM_ACCESS_ERR),
             Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(WC_REM_OP_ERR),
@@ -88,9 +111,10 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
             Action::Ack(p) => {
                 if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
                     st.sq.comp_psn = psn_add(p, 1);
+                    timer::progress(&mut st);
                 }
             }
-            Action::Rewind(p) | Action::RnrWait(p) => {
+            Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
                 if psn_diff(p, st.sq.comp_psn) > 0 {
                     st.sq.comp_psn = p;
                 }
@@ -99,37 +123,95 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
         }
         action
     };
-    let wait = matches!(action, Action::RnrWait(_));
+    let stats = &qp.device().data().stats;
+    if seq_nak {
+        stats.inc(Counter::RcvdSeqNak);
+    }
     match action {
         Action::Ack(p) => {
             qp::complete_sent(qp, |w| req::acked_by(w, p));
-        }
-        Action::Rewind(p) | Action::RnrWait(p) => {
-            // Everything before the NAKed PSN arrived.
-            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(p, 0x00ff_ffff)));
-            let mut st = inner.state.lock();
-            if let Some(Pending::Wqe(w)) = st.sq.pending.get(0) {
-                if st.sq.req_idx > 0 || st.sq.req_off > 0 {
-                    let first = w.first_psn;
-                    st.sq.psn = first;
-                    st.sq.req_idx = 0;
-                    st.sq.req_off = 0;
-                    st.sq.noack = 0;
-                    // Every READ after this point is sent again.
-                    st.sq.rd_outstanding = 0;
+            {
+                // After a rewind the ACK may cover what is being sent again: skip it.
+                let mut st = inner.state.lock();
+                if psn_diff(st.sq.comp_psn, st.sq.psn) > 0 {
+                    rewind(&mut st);
                 }
             }
-            qp.device().data().stats.inc(Counter::Retransmits);
+            req::run(qp);
+        }
+        Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
+            // Everything before the NAKed PSN arrived.
+            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(p, 0x00ff_ffff)));
+            rewind(&mut inner.state.lock());
+            stats.inc(Counter::Retransmits);
+            if matches!(action, Action::RnrWait(_)) {
+                // The timer runs the requester when the wait is over.
+                stats.inc(Counter::RcvdRnrNak);
+            } else {
+                req::run(qp);
+            }
         }
         Action::Fail(status) => {
+            if status == timer::WC_RNR_RETRY_EXC_ERR {
+                stats.inc(Counter::RcvdRnrNak);
+                stats.inc(Counter::RnrRetryExceeded);
+            } else if status == timer::WC_RETRY_EXC_ERR {
+                stats.inc(Counter::RetryExceeded);
+            }
             qp::fail_front(qp, status);
-            return Ok(());
         }
     }
-    if !wait {
-        req::run(qp);
-    }
     Ok(())
+}
+
+/// Goes back to send again from the oldest unacknowledged PSN (go-back-N after a
+/// sequence NAK, an RNR NAK or a timeout), or forward to it (an ACK for packets
+/// sent before a rewind): inside the oldest WQE if part of it was acknowledged (a
+/// READ then asks only for the rest), as rxe's `req_retry`. Starting the WQE over
+/// instead would never finish a long message on a lossy path.
+pub(crate) fn rewind(st: &mut QpState_) {
+    let comp = st.sq.comp_psn;
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let (psn, off) = match st.sq.pending.get(0) {
+        // Only a WQE that was sent has valid PSNs.
+        Some(Pending::Wqe(w)) if w.started => {
+            let acked = psn_diff(comp, w.first_psn);
+            if acked > 0 && (acked as u64) * u64::from(mtu) < u64::from(w.length) {
+                (comp, acked as u32 * mtu)
+            } else {
+                (w.first_psn, 0)
+            }
+        }
+        _ => (comp, 0),
+    };
+    st.sq.psn = psn;
+    st.sq.req_idx = 0;
+    st.sq.req_off = off;
+    st.sq.noack = 0;
+    // Every READ and atomic from here on is sent again.
+    st.sq.rd_outstanding = 0;
+}
+
+/// Where to send again from if an ACK with PSN `psn` passes a READ or atomic that
+/// was not answered: its response was lost (an implied NAK, rxe's
+/// `COMPST_ERROR_RETRY`).
+fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
+    for i in 0..st.sq.pending.len() {
+        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) {
+            if psn_diff(w.last_psn, psn) >= 0 {
+                return None;
+            }
+            if req::needs_response(w) && psn_diff(w.last_psn, st.sq.comp_psn) >= 0 {
+                let first = if psn_diff(w.first_psn, st.sq.comp_psn) > 0 {
+                    w.first_psn
+                } else {
+                    st.sq.comp_psn
+                };
+                return Some(first);
+            }
+        }
+    }
+    None
 }
 
 /// The sent WQE a response with PSN `psn` answers, if the response is the one
@@ -146,8 +228,8 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
     if psn != st.sq.comp_psn {
         return Err(Counter::RcvOutOfSequence);
     }
-    for i in 0..st.sq.req_idx {
-        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i) {
+    for i in 0..st.sq.pending.len() {
+        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) {
             if psn_diff(w.last_psn, psn) >= 0 {
                 let ok = if want_read {
                     w.opcode == op::RDMA_READ
@@ -196,6 +278,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
         let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
         let done = psn == w.last_psn;
         st.sq.comp_psn = psn_add(psn, 1);
+        timer::progress(&mut st);
         if done {
             st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
         }
@@ -221,6 +304,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
             .write(&orig.to_ne_bytes())
             .is_ok();
         st.sq.comp_psn = psn_add(psn, 1);
+        timer::progress(&mut st);
         st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
         ok
     };

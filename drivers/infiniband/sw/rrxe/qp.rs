@@ -28,6 +28,7 @@ use kernel::{
         UData,
     },
     sync::{rcu, Arc, SpinLockIrq},
+    time::hrtimer::HrTimer,
     workqueue::{self, impl_has_work, new_work, Work, WorkItem},
 };
 
@@ -55,6 +56,13 @@ pub(crate) enum Pending {
     Taken,
 }
 
+impl Pending {
+    /// A WQE whose packets were all sent at least once.
+    pub(crate) fn sent_all(&self) -> bool {
+        matches!(self, Pending::Wqe(w) if w.sent_all)
+    }
+}
+
 /// Oldest-first list of send WQEs with O(1) removal at the front.
 pub(crate) struct PendingList {
     v: KVec<Pending>,
@@ -62,7 +70,7 @@ pub(crate) struct PendingList {
 }
 
 impl PendingList {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.v.len() - self.head
     }
 
@@ -132,6 +140,8 @@ pub(crate) struct SendQueue {
     pub(crate) req_off: u32,
     /// The oldest PSN not yet acknowledged (RC).
     pub(crate) comp_psn: u32,
+    /// One past the highest PSN sent (a rewind moves `psn` back, not this).
+    pub(crate) sent_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
@@ -189,6 +199,7 @@ pub(crate) struct QpState_ {
     pub(crate) sq: SendQueue,
     pub(crate) rq: Option<RecvQueue>,
     pub(crate) resp: RespState,
+    pub(crate) timers: crate::timer::Timers,
 }
 
 /// The driver's QP.
@@ -200,11 +211,16 @@ pub(crate) struct QpInner {
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
     pub(crate) qpn: u32,
-    /// Kernel QPs only: their posts may come with interrupts off, so the requester
-    /// runs from `send_work`, which finds the QP again through the device.
-    dev: Option<DeviceRef<Rrxe>>,
+    /// For `send_work`, which finds the QP again through the device. It runs the
+    /// requester for kernel QPs (their posts may come with interrupts off) and
+    /// the loss recovery timers for all.
+    dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,
+    /// The loss recovery timer ([`crate::timer`]) and whether it is queued.
+    #[pin]
+    pub(crate) timer: HrTimer<QpInner>,
+    pub(crate) timer_queued: AtomicBool,
     /// The requester is running (on some CPU, or further up this stack), and
     /// whether it was asked to run again meanwhile.
     pub(crate) req_running: AtomicBool,
@@ -223,17 +239,21 @@ impl WorkItem for QpInner {
     type Pointer = Arc<QpInner>;
 
     fn run(this: Arc<QpInner>) {
-        let Some(dev) = this.dev.as_ref() else {
-            return;
-        };
         let guard = rcu::read_lock();
         // The QP may be gone, and its number reused: only run for this very QP.
-        if let Some(qp) = dev.qp_rcu(this.qpn, &guard) {
+        if let Some(qp) = this.dev.qp_rcu(this.qpn, &guard) {
             if core::ptr::eq(&**qp.data(), &*this) {
+                crate::timer::expire(qp);
                 crate::req::run(qp);
             }
         }
     }
+}
+
+/// Runs the QP's requester (and its timers) later, from its work item. Already
+/// queued is fine: that run sees everything queued so far.
+pub(crate) fn defer(inner: &Arc<QpInner>) {
+    let _ = workqueue::system().enqueue(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.
@@ -346,11 +366,7 @@ pub(crate) fn create(
     }
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     let srq = srq.map(|s| s.data().clone());
-    let kernel_dev = if udata.is_none() {
-        Some(pd.device().get_ref().ok_or(ENODEV)?)
-    } else {
-        None
-    };
+    let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
@@ -359,8 +375,10 @@ pub(crate) fn create(
                 sq_sig_all,
                 srq,
                 qpn,
-                dev: kernel_dev,
+                dev: dev_ref,
                 send_work <- new_work!("rrxe_qp_send"),
+                timer <- HrTimer::new(),
+                timer_queued: AtomicBool::new(false),
                 req_running: AtomicBool::new(false),
                 req_again: AtomicBool::new(false),
                 state <- new_spinlock_irq!(QpState_ {
@@ -374,11 +392,13 @@ pub(crate) fn create(
                         req_idx: 0,
                         req_off: 0,
                         comp_psn: 0,
+                        sent_psn: 0,
                         noack: 0,
                         rd_outstanding: 0,
                     },
                     rq,
                     resp: RespState::default(),
+                    timers: Default::default(),
                 }),
             }),
             GFP_KERNEL,
@@ -618,11 +638,10 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
     loop {
         let wc = {
             let mut st = inner.state.lock();
-            if st.sq.req_idx == 0 {
-                return n;
-            }
+            // Only sent WQEs complete: those before the requester's place, or, after
+            // a rewind, those whose packets all went out before.
             match st.sq.pending.front() {
-                Some(Pending::Wqe(w)) if done(w) => {}
+                Some(Pending::Wqe(w)) if (st.sq.req_idx > 0 || w.sent_all) && done(w) => {}
                 _ => return n,
             }
             take_completion(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS)
@@ -754,7 +773,7 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
     };
     if !err {
         // Already queued is fine: the run will see this WQE too.
-        let _ = workqueue::system().enqueue(inner.clone());
+        defer(inner);
     }
     if err {
         // Kernel consumers may post from atomic context. Only a flush needs the
@@ -861,6 +880,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if mask & m::RNR_RETRY != 0 {
             s.rnr_retry = a.rnr_retry & 7;
         }
+
         if mask & m::RQ_PSN != 0 {
             s.rq_psn = a.rq_psn & 0x00ff_ffff;
         }
@@ -886,9 +906,13 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
         s.qp_state = new as u32;
+        if mask & (m::RETRY_CNT | m::RNR_RETRY) != 0 {
+            crate::timer::reset_retries(&mut st);
+        }
         if mask & m::SQ_PSN != 0 {
             st.sq.psn = st.attr.sq_psn;
             st.sq.comp_psn = st.attr.sq_psn;
+            st.sq.sent_psn = st.attr.sq_psn;
         }
         if mask & m::RQ_PSN != 0 {
             st.resp.psn = st.attr.rq_psn;
@@ -901,6 +925,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.noack = 0;
             st.sq.rd_outstanding = 0;
             st.resp = RespState::default();
+            st.timers.forget();
         }
         new == QpState::Err
     };
@@ -935,6 +960,8 @@ pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Res
 }
 
 pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+    // Breaks the timer's reference to the QP; a queued work item finds it gone.
+    crate::timer::shut_down(qp.data());
     dev.qps.remove(qp.qp_num());
     Ok(())
 }

@@ -25,6 +25,7 @@ use crate::{
         qp_state::QpState,
     },
     qp::{self, Pending, QpState_, GSI_QKEY},
+    timer,
     wqe::{flag, op, qpt, Bad, SendWqe},
 };
 use core::sync::atomic::Ordering;
@@ -35,6 +36,10 @@ const MAX_UNACKED_PSNS: i32 = 128;
 /// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
 const MAX_PKT_PER_ACK: u32 = 64;
 
+/// Packets one requester run sends before it hands over to the QP's work item, so
+/// neither a doorbell syscall nor an ACK's softirq keeps a CPU for one busy QP.
+const RUN_BUDGET: u32 = 256;
+
 /// Sends what the QP has queued. Re-entry (loopback, or another CPU) only asks the
 /// running requester to look again, so there is one requester per QP at a time.
 pub(crate) fn run(qp: &Qp<Rrxe>) {
@@ -43,9 +48,17 @@ pub(crate) fn run(qp: &Qp<Rrxe>) {
         inner.req_again.store(true, Ordering::Release);
         return;
     }
+    let mut budget = RUN_BUDGET;
     loop {
         inner.req_again.store(false, Ordering::Release);
-        while step(qp) {}
+        while step(qp) {
+            budget -= 1;
+            if budget == 0 {
+                inner.req_running.store(false, Ordering::Release);
+                qp::defer(inner);
+                return;
+            }
+        }
         inner.req_running.store(false, Ordering::Release);
         if !inner.req_again.load(Ordering::Acquire)
             || inner.req_running.swap(true, Ordering::AcqRel)
@@ -130,7 +143,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         Some(Pending::Bad { .. }) if idx == 0 => return Plan::FailHead,
         _ => return Plan::Idle,
     };
-    if rc && psn_diff(st.sq.psn, st.sq.comp_psn) >= MAX_UNACKED_PSNS {
+    if rc && (psn_diff(st.sq.psn, st.sq.comp_psn) >= MAX_UNACKED_PSNS || st.timers.rnr_waiting()) {
         return Plan::Idle;
     }
     let off = st.sq.req_off;
@@ -206,14 +219,15 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
                 return Plan::Idle;
             }
+            // After a rewind into the READ (`off` > 0) only the rest is asked for.
             f.bth.opcode = opcode::RC_RDMA_READ_REQUEST;
             f.bth.ack_req = true;
             f.reth = RethFields {
-                va: w.remote_addr,
+                va: w.remote_addr.wrapping_add(u64::from(off)),
                 rkey: w.rkey,
-                len: length,
+                len: length - off,
             };
-            return response_request(dev, path, sport, &f, length.div_ceil(mtu).max(1));
+            return response_request(dev, path, sport, &f, (length - off).div_ceil(mtu).max(1));
         }
         let n = (length - off).min(mtu);
         let (first, last) = (off == 0, off + n == length);
@@ -343,15 +357,23 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(idx) {
         if off == 0 {
             w.first_psn = pkt_psn;
+            w.started = true;
         }
         if last {
             w.last_psn = psn_add(pkt_psn, span - 1);
+            w.sent_all = true;
         }
     }
     if read {
         st.sq.rd_outstanding += 1;
     }
+    if qp.data().qp_type == qpt::RC {
+        timer::sent(qp.data(), st);
+    }
     st.sq.psn = psn_add(pkt_psn, span);
+    if psn_diff(st.sq.psn, st.sq.sent_psn) > 0 {
+        st.sq.sent_psn = st.sq.psn;
+    }
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
     if last {
         st.sq.req_idx += 1;

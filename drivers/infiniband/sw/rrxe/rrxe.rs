@@ -34,6 +34,7 @@ mod req;
 mod resp;
 mod srq;
 mod stats;
+mod timer;
 mod wqe;
 
 use device::Rrxe;

@@ -44,12 +44,24 @@ pub(crate) enum Counter {
     SentNakAccess,
     /// RNR NAKs sent (no receive posted).
     SentRnrNak,
-    /// Times the requester went back to send again (NAK or RNR).
+    /// Times the requester went back to send again (NAK, RNR or timeout).
     Retransmits,
+    /// PSN sequence NAKs received.
+    RcvdSeqNak,
+    /// RNR NAKs received.
+    RcvdRnrNak,
+    /// Local ACK timeouts that sent again.
+    RetryTimeouts,
+    /// RNR waits that ended and sent again.
+    RnrRetries,
+    /// WQEs failed because the ACK timeout ran out of retries.
+    RetryExceeded,
+    /// WQEs failed because RNR NAKs ran out of retries.
+    RnrRetryExceeded,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 19] = [
+pub(crate) static DESCS: [StatDesc; 25] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -69,6 +81,12 @@ pub(crate) static DESCS: [StatDesc; 19] = [
     StatDesc::new(c"sent_nak_rem_access"),
     StatDesc::new(c"sent_rnr_nak"),
     StatDesc::new(c"retransmits"),
+    StatDesc::new(c"rcvd_seq_nak"),
+    StatDesc::new(c"rcvd_rnr_nak"),
+    StatDesc::new(c"retry_timeouts"),
+    StatDesc::new(c"rnr_retries"),
+    StatDesc::new(c"retry_exceeded_err"),
+    StatDesc::new(c"rnr_retry_exceeded_err"),
 ];
 
 /// The counters of one device.

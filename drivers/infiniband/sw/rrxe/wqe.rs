@@ -109,6 +109,11 @@ pub(crate) struct SendWqe {
     /// PSNs of the first and last packet, once sent.
     pub(crate) first_psn: u32,
     pub(crate) last_psn: u32,
+    /// The first packet was sent (`first_psn` is set).
+    pub(crate) started: bool,
+    /// Every packet was sent at least once (`last_psn` is set). Stays set when a
+    /// rewind sends some of them again, so an ACK can still complete the WQE.
+    pub(crate) sent_all: bool,
 }
 
 impl SendWqe {
@@ -130,6 +135,8 @@ impl SendWqe {
             length: 0,
             first_psn: 0,
             last_psn: 0,
+            started: false,
+            sent_all: false,
         }
     }
 }

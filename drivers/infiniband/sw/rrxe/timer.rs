@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Loss recovery timers of an RC requester: the local ACK timeout, which sends
+//! again from the oldest unacknowledged WQE (go-back-N) up to `retry_cnt` times,
+//! and the RNR wait, which holds the requester back for the time an RNR NAK asks,
+//! up to `rnr_retry` times. A count of 7 means "retry forever", as in rxe.
+//!
+//! Both run off one hrtimer per QP (rxe uses jiffies timers). The timer callback only
+//! queues the QP's work item and takes no lock, so arming and cancelling under the
+//! QP lock never waits for anything but that short callback. The work item then
+//! looks at the deadlines kept in [`Timers`]: a deadline that moved later just arms
+//! the timer again, so an ACK only moves a deadline and never touches the timer.
+
+use crate::{
+    comp,
+    device::Rrxe,
+    proto::{
+        psn::{self, psn_diff},
+        qp_state::QpState,
+    },
+    qp::{self, QpInner, QpState_},
+    stats::Counter,
+};
+use core::sync::atomic::Ordering;
+use kernel::{
+    rdma::verbs::Qp,
+    sync::{Arc, ArcBorrow},
+    time::{
+        hrtimer::{
+            ArcHrTimerHandle, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
+            HrTimerRestart, RelativeMode,
+        },
+        Delta, Instant, Monotonic,
+    },
+    workqueue,
+};
+
+type Now = Instant<Monotonic>;
+
+/// The shortest local ACK timeout used. Shorter codes (4 µs to 0.5 ms) would only
+/// resend packets whose ACK is on its way; rxe's jiffies timers have a floor too.
+const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
+
+/// `retry_cnt` and `rnr_retry` value that never runs out.
+const RETRY_FOREVER: u8 = 7;
+
+/// `IB_WC_*` statuses of exhausted retries.
+pub(crate) const WC_RETRY_EXC_ERR: u32 = 12;
+pub(crate) const WC_RNR_RETRY_EXC_ERR: u32 = 13;
+
+/// Timer state of a QP, under the QP lock.
+#[derive(Default)]
+pub(crate) struct Timers {
+    /// The armed timer; dropping the handle cancels it.
+    handle: Option<ArcHrTimerHandle<QpInner>>,
+    /// When the armed timer fires.
+    fires: Option<Now>,
+    /// When an ACK for the oldest outstanding packet is overdue.
+    ack_due: Option<Now>,
+    /// When the RNR wait ends; the requester sends nothing before.
+    rnr_until: Option<Now>,
+    /// Retries left (reset to the QP's counts whenever an ACK makes progress).
+    retry_left: u8,
+    rnr_left: u8,
+    /// A go-back-N resend is under way: further sequence NAKs (reordered packets
+    /// NAK each gap) do not start another until an ACK makes progress, as rxe's
+    /// `started_retry`. Without this, reordering makes every NAK resend a window.
+    retrying: bool,
+    /// The QP is being destroyed: never arm again.
+    dead: bool,
+}
+
+impl Timers {
+    /// Whether the requester is waiting out an RNR NAK.
+    pub(crate) fn rnr_waiting(&self) -> bool {
+        self.rnr_until.is_some()
+    }
+
+    /// Drops the deadlines (the QP went back to reset). The timer may still fire
+    /// once and then finds nothing to do.
+    pub(crate) fn forget(&mut self) {
+        self.ack_due = None;
+        self.rnr_until = None;
+    }
+}
+
+/// Resets the retry counts to the QP's attributes (after a modify, or progress).
+pub(crate) fn reset_retries(st: &mut QpState_) {
+    st.timers.retry_left = st.attr.retry_cnt;
+    st.timers.rnr_left = st.attr.rnr_retry;
+}
+
+fn ack_timeout(st: &QpState_) -> Option<Delta> {
+    let ns = psn::retransmit_timeout_ns(st.attr.timeout)?;
+    Some(Delta::from_nanos((ns as i64).max(MIN_ACK_TIMEOUT_NS)))
+}
+
+/// Arms the timer to fire at `at`, unless it already fires no later.
+fn arm(inner: &Arc<QpInner>, t: &mut Timers, now: Now, at: Now) {
+    if t.dead {
+        return;
+    }
+    if inner.timer_queued.load(Ordering::Acquire) {
+        if let Some(f) = t.fires {
+            if !(at - f).is_negative() {
+                return;
+            }
+        }
+    }
+    // Cancelling waits at most for the callback, which takes no lock.
+    drop(t.handle.take());
+    let delta = at - now;
+    let delta = if delta.is_negative() {
+        Delta::from_nanos(0)
+    } else {
+        delta
+    };
+    inner.timer_queued.store(true, Ordering::Release);
+    t.handle = Some(inner.clone().start(delta));
+    t.fires = Some(at);
+}
+
+/// An RC request packet was sent: if none was outstanding, the ACK timeout starts.
+pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
+    if st.timers.ack_due.is_some() {
+        return;
+    }
+    let Some(timeout) = ack_timeout(st) else {
+        return;
+    };
+    let now = Now::now();
+    let due = now + timeout;
+    st.timers.ack_due = Some(due);
+    arm(inner, &mut st.timers, now, due);
+}
+
+/// An ACK or response made progress: the retries start over, and so does the ACK
+/// timeout (the armed timer sees the later deadline when it fires).
+pub(crate) fn progress(st: &mut QpState_) {
+    reset_retries(st);
+    st.timers.retrying = false;
+    if st.timers.ack_due.is_some() {
+        st.timers.ack_due = ack_timeout(st).map(|t| Now::now() + t);
+    }
+}
+
+/// What to do with a PSN sequence NAK.
+pub(crate) enum SeqNak {
+    /// Go back and send again from the NAKed PSN (one retry is used).
+    Resend,
+    /// A resend is already under way; only acknowledge what came before.
+    Resending,
+    /// `retry_cnt` is used up (sequence NAKs count as retries, as in rxe).
+    Exhausted,
+}
+
+/// A PSN sequence NAK came.
+pub(crate) fn seq_nak(st: &mut QpState_) -> SeqNak {
+    let t = &mut st.timers;
+    if t.retrying {
+        return SeqNak::Resending;
+    }
+    if t.retry_left == 0 {
+        return SeqNak::Exhausted;
+    }
+    if t.retry_left != RETRY_FOREVER {
+        t.retry_left -= 1;
+    }
+    t.retrying = true;
+    SeqNak::Resend
+}
+
+/// An RNR NAK came: waits for its time, or says the retries are exhausted.
+pub(crate) fn rnr_nak(inner: &Arc<QpInner>, st: &mut QpState_, timer_code: u8) -> bool {
+    let t = &mut st.timers;
+    if t.rnr_left == 0 {
+        return false;
+    }
+    if t.rnr_left != RETRY_FOREVER {
+        t.rnr_left -= 1;
+    }
+    let now = Now::now();
+    let until = now + Delta::from_micros(i64::from(psn::rnr_nak_usec(timer_code)));
+    t.rnr_until = Some(until);
+    // Nothing is outstanding while waiting; the ACK timeout starts with the resend.
+    t.ack_due = None;
+    arm(inner, t, now, until);
+    true
+}
+
+/// Stops the timer for good; the QP is being destroyed.
+pub(crate) fn shut_down(inner: &Arc<QpInner>) {
+    let handle = {
+        let mut st = inner.state.lock();
+        st.timers.dead = true;
+        st.timers.fires = None;
+        st.timers.handle.take()
+    };
+    drop(handle);
+}
+
+impl HrTimerCallback for QpInner {
+    type Pointer<'a> = Arc<QpInner>;
+
+    fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        this.timer_queued.store(false, Ordering::Release);
+        // Already queued is fine: that run looks at the deadlines too.
+        let _ = workqueue::system().enqueue(Arc::<QpInner>::from(this));
+        HrTimerRestart::NoRestart
+    }
+}
+
+kernel::impl_has_hr_timer! {
+    impl HasHrTimer<Self> for QpInner {
+        mode: RelativeMode<Monotonic>, field: self.timer
+    }
+}
+
+enum Expired {
+    Nothing,
+    /// Send again from the oldest unacknowledged WQE.
+    Resend,
+    /// The RNR wait is over.
+    RnrDone,
+    /// Retries exhausted: fail the oldest WQE with this status.
+    Fail(u32),
+}
+
+/// Called from the QP's work item: acts on the deadlines that passed and arms the
+/// timer for the next one. The caller runs the requester afterwards.
+pub(crate) fn expire(qp: &Qp<Rrxe>) {
+    let inner = qp.data();
+    let what = {
+        let mut st = inner.state.lock();
+        if !matches!(
+            qp::cur_state(&st),
+            QpState::Rts | QpState::Sqd | QpState::Sqe
+        ) {
+            st.timers.ack_due = None;
+            st.timers.rnr_until = None;
+            return;
+        }
+        let now = Now::now();
+        let mut what = Expired::Nothing;
+        if let Some(until) = st.timers.rnr_until {
+            if (now - until).is_negative() {
+                arm(inner, &mut st.timers, now, until);
+            } else {
+                st.timers.rnr_until = None;
+                what = Expired::RnrDone;
+            }
+        }
+        if let Some(due) = st.timers.ack_due {
+            let outstanding = psn_diff(st.sq.sent_psn, st.sq.comp_psn) > 0;
+            if !outstanding {
+                st.timers.ack_due = None;
+            } else if (now - due).is_negative() {
+                arm(inner, &mut st.timers, now, due);
+            } else if st.timers.retry_left == 0 {
+                st.timers.ack_due = None;
+                what = Expired::Fail(WC_RETRY_EXC_ERR);
+            } else {
+                if st.timers.retry_left != RETRY_FOREVER {
+                    st.timers.retry_left -= 1;
+                }
+                comp::rewind(&mut st);
+                st.timers.ack_due = None;
+                st.timers.retrying = true;
+                what = Expired::Resend;
+            }
+        }
+        what
+    };
+    let stats = &qp.device().data().stats;
+    match what {
+        Expired::Nothing => {}
+        Expired::RnrDone => stats.inc(Counter::RnrRetries),
+        Expired::Resend => {
+            stats.inc(Counter::RetryTimeouts);
+            stats.inc(Counter::Retransmits);
+        }
+        Expired::Fail(status) => {
+            stats.inc(Counter::RetryExceeded);
+            qp::fail_front(qp, status);
+        }
+    }
+}
