@@ -23,29 +23,6 @@ tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
-setup() {
-	ip netns add a && ip netns add b &&
-		ip link add veth0 netns a type veth peer name veth1 netns b &&
-		ip -n a addr add 10.0.0.1/24 dev veth0 && ip -n a addr add fd00::1/64 dev veth0 nodad &&
-		ip -n b addr add 10.0.0.2/24 dev veth1 && ip -n b addr add fd00::2/64 dev veth1 nodad &&
-		ip -n a link set veth0 up && ip -n b link set veth1 up &&
-		ip -n a link set lo up && ip -n b link set lo up
-}
-
-# gid_index DEV FAMILY: the RoCE v2 GID of family 4 or 6 (not link-local).
-gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 i g
-	for i in $(seq 0 15); do
-		g=$(cat "$d/gids/$i" 2>/dev/null) || continue
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		case $2:$g in
-		4:0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
-		6:fd00:*) echo "$i"; return 0 ;;
-		esac
-	done
-	return 1
-}
-
 # pingpong TOOL NAME SRV_NS SRV_DEV CLI_NS CLI_DEV FAMILY SIZE: one server/client
 # run of ibv_TOOL_pingpong.
 pingpong() {
@@ -73,8 +50,6 @@ pingpong() {
 	fi
 	rm -f "$out" "$out.s" "$out.c"
 }
-
-stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
 # both TOOL PEER FAMILY SIZE: a run each way between rrxe0 and PEER.
 both() {
@@ -178,7 +153,7 @@ pairings() {
 	perf ib_atomic_bw "$peer" 8
 }
 
-if ! setup; then
+if ! setup_topology; then
 	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
 	exit 1
 fi

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""RC error and loss recovery between two RDMA devices, driven from one process
+through pyverbs: the requester side is DEV_A, the responder side DEV_B (each may be
+rrxe or rdma_rxe; the calling script sets up the network and any netem).
+
+Cases (exit status 0 when the case passed; details on stderr):
+  transfer MIB  WRITE MIB MiB, then SEND it again into posted receives, in 1 MiB
+                messages; both copies must hash the same as the source.
+  rnr           no receive posted: the SEND is RNR NAKed and retried
+                (rnr_retry 7) until a receive is posted 0.5 s later; then it
+                completes and the data arrived.
+  rnr0          as rnr, with rnr_retry 0: the SEND fails with RNR_RETRY_EXC_ERR.
+  retry         the responder never answers (the caller drops every packet): the
+                SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
+  bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
+                next WR is flushed, and the responder's QP goes to error and
+                flushes its posted receive.
+  out_of_range  as bad_rkey, for a WRITE past the end of the MR.
+  no_read       as bad_rkey, for a READ of an MR without remote read access.
+
+Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE [ARG]
+"""
+import hashlib
+import os
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+MIB = 1 << 20
+DEPTH = 128
+# IB_WC_* statuses.
+WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
+WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR = 12, 13
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+class Side:
+    def __init__(self, dev, gid_index, size, access):
+        self.ctx = Context(name=dev)
+        self.gid_index = gid_index
+        self.gid = self.ctx.query_gid(1, gid_index)
+        self.pd = PD(self.ctx)
+        self.mr = MR(self.pd, size, access)
+        self.cq = CQ(self.ctx, 2 * DEPTH)
+        cap = QPCap(max_send_wr=DEPTH, max_recv_wr=DEPTH, max_send_sge=1, max_recv_sge=1)
+        self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                                         cap=cap))
+
+    def connect(self, peer, timeout=14, retry_cnt=7, rnr_retry=7, min_rnr_timer=14):
+        a = QPAttr()
+        a.qp_state = e.IBV_QPS_INIT
+        a.pkey_index = 0
+        a.port_num = 1
+        a.qp_access_flags = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+                             e.IBV_ACCESS_REMOTE_READ)
+        self.qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+                       e.IBV_QP_ACCESS_FLAGS)
+        a = QPAttr()
+        a.qp_state = e.IBV_QPS_RTR
+        a.path_mtu = e.IBV_MTU_1024
+        a.dest_qp_num = peer.qp.qp_num
+        a.rq_psn = 0x1234
+        a.max_dest_rd_atomic = 1
+        a.min_rnr_timer = min_rnr_timer
+        a.ah_attr = AHAttr(port_num=1, is_global=1,
+                           gr=GlobalRoute(dgid=peer.gid, sgid_index=self.gid_index))
+        self.qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+                       e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC |
+                       e.IBV_QP_MIN_RNR_TIMER)
+        a = QPAttr()
+        a.qp_state = e.IBV_QPS_RTS
+        a.timeout = timeout
+        a.retry_cnt = retry_cnt
+        a.rnr_retry = rnr_retry
+        a.sq_psn = 0x1234
+        a.max_rd_atomic = 1
+        self.qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
+                       e.IBV_QP_RNR_RETRY | e.IBV_QP_SQ_PSN | e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+    def post_recv(self, wr_id, off, length):
+        self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
+                                 sg=[SGE(self.mr.buf + off, length, self.mr.lkey)]))
+
+    def post(self, wr_id, opcode, off, length, raddr=0, rkey=0):
+        wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
+                    sg=[SGE(self.mr.buf + off, length, self.mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        if opcode in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
+            wr.set_wr_rdma(rkey, raddr)
+        self.qp.post_send(wr)
+
+    def poll(self, n, secs):
+        """Up to n completions, waiting at most secs: a list of (wr_id, status)."""
+        out, end = [], time.monotonic() + secs
+        while len(out) < n and time.monotonic() < end:
+            got, wcs = self.cq.poll(min(n - len(out), 16))
+            if got:
+                out += [(w.wr_id, w.status) for w in wcs[:got]]
+            else:
+                time.sleep(0.002)
+        return out
+
+
+def expect(what, got, want):
+    if got != want:
+        log(f"{what}: got {got}, want {want}")
+        return False
+    return True
+
+
+def digest(mr, length):
+    h = hashlib.sha256()
+    for off in range(0, length, 8 * MIB):
+        h.update(mr.read(min(8 * MIB, length - off), off))
+    return h.hexdigest()
+
+
+def transfer(a, b, mib):
+    size = mib * MIB
+    src = os.urandom(size)
+    for off in range(0, size, 8 * MIB):
+        a.mr.write(src[off:off + 8 * MIB], min(8 * MIB, size - off), off)
+    want = hashlib.sha256(src).hexdigest()
+    t0 = time.monotonic()
+    # WRITE, at most DEPTH outstanding.
+    posted = done = 0
+    while done < mib:
+        while posted < mib and posted - done < DEPTH:
+            a.post(posted, e.IBV_WR_RDMA_WRITE, posted * MIB, MIB, b.mr.buf + posted * MIB,
+                   b.mr.rkey)
+            posted += 1
+        wcs = a.poll(posted - done, 120)
+        if not wcs or any(s != WC_SUCCESS for _, s in wcs):
+            log(f"WRITE: {done}/{mib} done, then {wcs or 'nothing for 120 s'}")
+            return False
+        done += len(wcs)
+    t1 = time.monotonic()
+    if not expect("WRITE copy sha256", digest(b.mr, size), want):
+        return False
+    # SEND the same data again, into fresh receives over the cleared copy.
+    zero = bytes(8 * MIB)
+    for off in range(0, size, 8 * MIB):
+        b.mr.write(zero, min(8 * MIB, size - off), off)
+    for i in range(mib):
+        b.post_recv(i, i * MIB, MIB)
+    posted = done = recvd = 0
+    while done < mib or recvd < mib:
+        while posted < mib and posted - done < DEPTH:
+            a.post(posted, e.IBV_WR_SEND, posted * MIB, MIB)
+            posted += 1
+        wcs = a.poll(posted - done, 0.05) if done < mib else []
+        rcs = b.poll(mib - recvd, 0.05) if recvd < mib else []
+        bad = [w for w in wcs + rcs if w[1] != WC_SUCCESS]
+        if bad:
+            log(f"SEND: {done}/{mib} sent, {recvd}/{mib} received, then {bad}")
+            return False
+        done, recvd = done + len(wcs), recvd + len(rcs)
+        if time.monotonic() - t1 > 600:
+            log(f"SEND: {done}/{mib} sent, {recvd}/{mib} received after 600 s")
+            return False
+    t2 = time.monotonic()
+    log(f"WRITE {mib} MiB in {t1 - t0:.1f} s, SEND in {t2 - t1:.1f} s")
+    return expect("SEND copy sha256", digest(b.mr, size), want)
+
+
+def rnr(a, b, retries):
+    a.mr.write(b"rnr-payload" * 100, 1100, 0)
+    a.post(1, e.IBV_WR_SEND, 0, 1100)
+    early = a.poll(1, 0.5)
+    if retries == 0:
+        return expect("SEND with rnr_retry 0", early, [(1, WC_RNR_RETRY_EXC_ERR)])
+    if not expect("completions before a receive was posted", early, []):
+        return False
+    b.post_recv(7, 0, 4096)
+    return (expect("SEND after the receive came", a.poll(1, 30), [(1, WC_SUCCESS)]) and
+            expect("receive", b.poll(1, 30), [(7, WC_SUCCESS)]) and
+            expect("data", b.mr.read(1100, 0), b"rnr-payload" * 100))
+
+
+def retry(a, b):
+    a.post(1, e.IBV_WR_SEND, 0, 64)
+    # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
+    return expect("SEND to a silent peer", a.poll(1, 30), [(1, WC_RETRY_EXC_ERR)])
+
+
+def remote_error(a, b, case):
+    b.post_recv(9, 0, 64)
+    if case == "bad_rkey":
+        a.post(1, e.IBV_WR_RDMA_WRITE, 0, 64, b.mr.buf, b.mr.rkey ^ 0x5a5a00)
+    elif case == "out_of_range":
+        a.post(1, e.IBV_WR_RDMA_WRITE, 0, 64, b.mr.buf + MIB - 32, b.mr.rkey)
+    else:
+        a.post(1, e.IBV_WR_RDMA_READ, 0, 64, b.mr.buf, b.mr.rkey)
+    a.post(2, e.IBV_WR_SEND, 0, 64)
+    return (expect("requester", a.poll(2, 30), [(1, WC_REM_ACCESS_ERR), (2, WC_WR_FLUSH_ERR)])
+            and expect("responder's receive", b.poll(1, 30), [(9, WC_WR_FLUSH_ERR)]))
+
+
+def main():
+    if len(sys.argv) < 6:
+        print(__doc__, file=sys.stderr)
+        return 2
+    dev_a, gid_a, dev_b, gid_b, case = sys.argv[1:6]
+    rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+    size = (int(sys.argv[6]) if case == "transfer" else 1) * MIB
+    a = Side(dev_a, int(gid_a), size, rw)
+    b_access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE if case == "no_read" else rw
+    b = Side(dev_b, int(gid_b), size, b_access)
+    kw = {}
+    if case == "rnr0":
+        kw = {"rnr_retry": 0}
+    elif case == "retry":
+        kw = {"timeout": 12, "retry_cnt": 2}
+    elif case == "transfer":
+        kw = {"timeout": 12}
+    a.connect(b, **kw)
+    b.connect(a)
+    if case == "transfer":
+        passed = transfer(a, b, int(sys.argv[6]))
+    elif case in ("rnr", "rnr0"):
+        passed = rnr(a, b, 0 if case == "rnr0" else 7)
+    elif case == "retry":
+        passed = retry(a, b)
+    elif case in ("bad_rkey", "out_of_range", "no_read"):
+        passed = remote_error(a, b, case)
+    else:
+        log(f"unknown case {case}")
+        return 2
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# RC error and loss recovery, in the standard topology (netns a: veth0 and rrxe0;
+# netns b: veth1 and the peer), with recovery.py driving both QPs through pyverbs.
+# For rrxe0 -> rrxe1, then rrxe0 -> rdma_rxe's rxe1 and rxe1 -> rrxe0 (requester
+# first):
+#  - a lossy transfer: netem "loss 5% duplicate 1% reorder 25% delay 200us" on
+#    both veths, RC WRITE then SEND of RRXE_LOSS_MIB MiB (default 2), both copies
+#    checked by SHA-256;
+#  - RNR: a receive posted 0.5 s late is waited for (rnr_retry 7); with
+#    rnr_retry 0 the SEND fails with RNR_RETRY_EXC_ERR;
+#  - the local ACK timeout: every packet dropped, the SEND fails with
+#    RETRY_EXC_ERR after retry_cnt 2;
+#  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
+#    read access give REM_ACCESS_ERR, flush the next WR, and flush the
+#    responder's posted receive.
+# Then the counters that say how rrxe recovered (retransmits, NAKs, timeouts).
+cd "$(dirname "$0")" && . ./lib.sh
+MIB=${RRXE_LOSS_MIB:-2}
+NETEM="loss 5% duplicate 1% reorder 25% delay 200us"
+# 7 cases for each of 3 pairings, 5 counter checks.
+PLAN=26
+tap_plan $PLAN
+NSA="ip netns exec a"
+NSB="ip netns exec b"
+
+# netem NS DEV ARGS...: replace DEV's root qdisc with netem ARGS ("" removes it).
+netem() {
+	local ns=$1 dev=$2; shift 2
+	tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
+	[ $# = 0 ] || tc -n "$ns" qdisc add dev "$dev" root netem "$@"
+}
+
+# rcase NAME A B CASE [ARG]: one recovery.py case, A the requester.
+rcase() {
+	local name=$1 a=$2 b=$3 out rc
+	shift 3
+	out=$(timeout 300 python3 ./recovery.py "$a" "$(gid_index "$a" 4)" "$b" "$(gid_index "$b" 4)" "$@" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then ok "$name"; else not_ok "$name (rc $rc)"; fi
+	printf '%s\n' "$out" | sed 's/^/# /' | tail -n 5
+}
+
+# pairing A A_NS A_DEV B: every case with A (in netns A_NS on A_DEV) as requester.
+pairing() {
+	local a=$1 ans=$2 adev=$3 b=$4 p="$1 -> $4"
+	if [ "$b" = rxe1 ] && [ -z "${RRXE_LOSS_RXE:-}" ]; then
+		# Known gap (issue 5): rrxe's requester stalls against rdma_rxe's
+		# responder under this netem after about 1 MiB; RRXE_LOSS_RXE=1 runs it.
+		skip "$p: $MIB MiB WRITE and SEND through netem: stalls against rdma_rxe"
+	else
+		netem a veth0 $NETEM
+		netem b veth1 $NETEM
+		rcase "$p: $MIB MiB WRITE and SEND through netem ($NETEM)" "$a" "$b" transfer "$MIB"
+		netem a veth0
+		netem b veth1
+	fi
+	rcase "$p: RNR NAKs until a late receive, then success" "$a" "$b" rnr
+	rcase "$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR" "$a" "$b" rnr0
+	netem "$ans" "$adev" loss 100%
+	rcase "$p: a silent peer fails with RETRY_EXC_ERR" "$a" "$b" retry
+	netem "$ans" "$adev"
+	rcase "$p: bad rkey gives REM_ACCESS_ERR and flushes" "$a" "$b" bad_rkey
+	rcase "$p: WRITE past the MR gives REM_ACCESS_ERR" "$a" "$b" out_of_range
+	rcase "$p: READ without remote read gives REM_ACCESS_ERR" "$a" "$b" no_read
+}
+
+if ! setup_topology; then
+	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
+	exit 1
+fi
+modprobe rdma_rxe 2>/dev/null
+$NSA rdma link add rrxe0 type rrxe netdev veth0 || diag "rdma link add rrxe0 failed"
+$NSB rdma link add rrxe1 type rrxe netdev veth1 || diag "rdma link add rrxe1 failed"
+# modify_qp to RTR resolves the peer's MAC; with every packet dropped that would
+# time out, so the neighbours are permanent.
+mac_b=$($NSB cat /sys/class/net/veth1/address)
+$NSA ip neigh replace 10.0.0.2 lladdr "$mac_b" dev veth0 nud permanent
+$NSB ip neigh replace 10.0.0.1 lladdr "$($NSA cat /sys/class/net/veth0/address)" dev veth1 nud permanent
+
+pairing rrxe0 a veth0 rrxe1
+for c in retransmits rcvd_seq_nak retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
+	diag "rrxe0 $c $(stat_of rrxe0 "$c")"
+done
+for c in rcv_duplicate rcv_out_of_seq sent_rnr_nak; do
+	diag "rrxe1 $c $(stat_of rrxe1 "$c")"
+done
+check "rrxe0 went back and sent again (retransmits, NAKs, timeouts)" sh -c \
+	"[ $(stat_of rrxe0 retransmits) -gt 0 ] && [ $(stat_of rrxe0 rcvd_seq_nak) -gt 0 ] && [ $(stat_of rrxe0 retry_timeouts) -gt 0 ]"
+check "rrxe1 dropped duplicates and out-of-sequence packets" sh -c \
+	"[ $(stat_of rrxe1 rcv_duplicate) -gt 0 ] && [ $(stat_of rrxe1 rcv_out_of_seq) -gt 0 ]"
+check "RNR NAKs were sent, received and waited out" sh -c \
+	"[ $(stat_of rrxe1 sent_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rcvd_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rnr_retries) -gt 0 ]"
+check "exhausted retries are counted" sh -c \
+	"[ $(stat_of rrxe0 retry_exceeded_err) -gt 0 ] && [ $(stat_of rrxe0 rnr_retry_exceeded_err) -gt 0 ]"
+$NSB rdma link del rrxe1
+
+$NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+pairing rrxe0 a veth0 rxe1
+pairing rxe1 b veth1 rrxe0
+check "rrxe0 saw no ICRC errors from rdma_rxe" test "$(stat_of rrxe0 rcv_icrc_err)" = 0
+$NSB rdma link del rxe1
+$NSA rdma link del rrxe0
+ip netns del a
+ip netns del b
+tap_done
