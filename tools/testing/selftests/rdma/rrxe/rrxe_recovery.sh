@@ -31,14 +31,18 @@ netem() {
 	[ $# = 0 ] || tc -n "$ns" qdisc add dev "$dev" root netem "$@"
 }
 
-# rcase NAME A B CASE [ARG]: one recovery.py case, A the requester.
-rcase() {
-	local name=$1 a=$2 b=$3 out rc
+# rcases A B "CASE=NAME;..." [MIB]: recovery.py cases in one process, A the
+# requester; each case is one TAP line.
+rcases() {
+	local a=$1 b=$2 list=$3 out cases="" item
 	shift 3
-	out=$(timeout 300 python3 ./recovery.py "$a" "$(gid_index "$a" 4)" "$b" "$(gid_index "$b" 4)" "$@" 2>&1)
-	rc=$?
-	if [ $rc = 0 ]; then ok "$name"; else not_ok "$name (rc $rc)"; fi
-	printf '%s\n' "$out" | sed 's/^/# /' | tail -n 5
+	IFS=';' read -ra items <<<"$list"
+	for item in "${items[@]}"; do cases+=${cases:+,}${item%%=*}; done
+	out=$(timeout 400 python3 ./recovery.py "$a" "$(gid_index "$a" 4)" "$b" "$(gid_index "$b" 4)" "$cases" "$@" 2>&1)
+	for item in "${items[@]}"; do
+		if grep -qx "PASS ${item%%=*}" <<<"$out"; then ok "${item#*=}"; else not_ok "${item#*=}"; fi
+	done
+	grep -v '^PASS ' <<<"$out" | sed 's/^/# /' | tail -n 8
 }
 
 # pairing A A_NS A_DEV B: every case with A (in netns A_NS on A_DEV) as requester.
@@ -51,18 +55,18 @@ pairing() {
 	else
 		netem a veth0 $NETEM
 		netem b veth1 $NETEM
-		rcase "$p: $MIB MiB WRITE and SEND through netem ($NETEM)" "$a" "$b" transfer "$MIB"
+		rcases "$a" "$b" "transfer=$p: $MIB MiB WRITE and SEND through netem ($NETEM)" "$MIB"
 		netem a veth0
 		netem b veth1
 	fi
-	rcase "$p: RNR NAKs until a late receive, then success" "$a" "$b" rnr
-	rcase "$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR" "$a" "$b" rnr0
+	rcases "$a" "$b" "rnr=$p: RNR NAKs until a late receive, then success;\
+rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
+bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
+out_of_range=$p: WRITE past the MR gives REM_ACCESS_ERR;\
+no_read=$p: READ without remote read gives REM_ACCESS_ERR"
 	netem "$ans" "$adev" loss 100%
-	rcase "$p: a silent peer fails with RETRY_EXC_ERR" "$a" "$b" retry
+	rcases "$a" "$b" "retry=$p: a silent peer fails with RETRY_EXC_ERR"
 	netem "$ans" "$adev"
-	rcase "$p: bad rkey gives REM_ACCESS_ERR and flushes" "$a" "$b" bad_rkey
-	rcase "$p: WRITE past the MR gives REM_ACCESS_ERR" "$a" "$b" out_of_range
-	rcase "$p: READ without remote read gives REM_ACCESS_ERR" "$a" "$b" no_read
 }
 
 if ! setup_topology; then
