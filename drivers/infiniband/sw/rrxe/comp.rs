@@ -66,6 +66,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     let psn = pkt.bth.psn();
     let inner = qp.data();
     let mut seq_nak = false;
+    // The ACK passes the requester's place (only after a rewind).
+    let mut ahead = false;
     let action = {
         let mut st = inner.state.lock();
         if !matches!(
@@ -113,6 +115,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
                     st.sq.comp_psn = psn_add(p, 1);
                     timer::progress(&mut st);
                 }
+                ahead = psn_diff(st.sq.comp_psn, st.sq.psn) > 0;
             }
             Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
                 if psn_diff(p, st.sq.comp_psn) > 0 {
@@ -130,12 +133,9 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     match action {
         Action::Ack(p) => {
             qp::complete_sent(qp, |w| req::acked_by(w, p));
-            {
-                // After a rewind the ACK may cover what is being sent again: skip it.
-                let mut st = inner.state.lock();
-                if psn_diff(st.sq.comp_psn, st.sq.psn) > 0 {
-                    rewind(&mut st);
-                }
+            if ahead {
+                // The ACK covers what is being sent again: skip it.
+                rewind(&mut inner.state.lock());
             }
             req::run(qp);
         }
@@ -197,18 +197,19 @@ pub(crate) fn rewind(st: &mut QpState_) {
 /// `COMPST_ERROR_RETRY`).
 fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
     for i in 0..st.sq.pending.len() {
-        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) {
-            if psn_diff(w.last_psn, psn) >= 0 {
-                return None;
-            }
-            if req::needs_response(w) && psn_diff(w.last_psn, st.sq.comp_psn) >= 0 {
-                let first = if psn_diff(w.first_psn, st.sq.comp_psn) > 0 {
-                    w.first_psn
-                } else {
-                    st.sq.comp_psn
-                };
-                return Some(first);
-            }
+        let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
+            break;
+        };
+        if psn_diff(w.last_psn, psn) >= 0 {
+            return None;
+        }
+        if req::needs_response(w) && psn_diff(w.last_psn, st.sq.comp_psn) >= 0 {
+            let first = if psn_diff(w.first_psn, st.sq.comp_psn) > 0 {
+                w.first_psn
+            } else {
+                st.sq.comp_psn
+            };
+            return Some(first);
         }
     }
     None
@@ -229,20 +230,21 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
         return Err(Counter::RcvOutOfSequence);
     }
     for i in 0..st.sq.pending.len() {
-        if let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) {
-            if psn_diff(w.last_psn, psn) >= 0 {
-                let ok = if want_read {
-                    w.opcode == op::RDMA_READ
-                } else {
-                    matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
-                        && w.last_psn == psn
-                };
-                return if ok {
-                    Ok(i)
-                } else {
-                    Err(Counter::RcvOutOfSequence)
-                };
-            }
+        let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
+            break;
+        };
+        if psn_diff(w.last_psn, psn) >= 0 {
+            let ok = if want_read {
+                w.opcode == op::RDMA_READ
+            } else {
+                matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
+                    && w.last_psn == psn
+            };
+            return if ok {
+                Ok(i)
+            } else {
+                Err(Counter::RcvOutOfSequence)
+            };
         }
     }
     Err(Counter::RcvOutOfSequence)
