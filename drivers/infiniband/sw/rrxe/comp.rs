@@ -114,6 +114,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
                 if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
                     st.sq.comp_psn = psn_add(p, 1);
                     timer::progress(&mut st);
+                } else {
+                    timer::heard(&mut st);
                 }
                 ahead = psn_diff(st.sq.comp_psn, st.sq.psn) > 0;
             }

@@ -139,6 +139,15 @@ pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
 pub(crate) fn progress(st: &mut QpState_) {
     reset_retries(st);
     st.timers.retrying = false;
+    heard(st);
+}
+
+/// An ACK came that acknowledges nothing new (a responder's answer to a duplicate):
+/// the peer is alive and working through a backlog, so the ACK timeout starts over
+/// but the retries do not, as rxe's completer re-arms its timer on every response.
+/// Timing out here would resend a window into that backlog, whose stale ACKs then
+/// time out again: against a slow rdma_rxe under loss this never recovered.
+pub(crate) fn heard(st: &mut QpState_) {
     if st.timers.ack_due.is_some() {
         st.timers.ack_due = ack_timeout(st).map(|t| Now::now() + t);
     }

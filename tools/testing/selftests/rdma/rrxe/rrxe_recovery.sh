@@ -48,17 +48,11 @@ rcases() {
 # pairing A A_NS A_DEV B: every case with A (in netns A_NS on A_DEV) as requester.
 pairing() {
 	local a=$1 ans=$2 adev=$3 b=$4 p="$1 -> $4"
-	if [ "$b" = rxe1 ] && [ -z "${RRXE_LOSS_RXE:-}" ]; then
-		# Known gap (issue 5): rrxe's requester stalls against rdma_rxe's
-		# responder under this netem after about 1 MiB; RRXE_LOSS_RXE=1 runs it.
-		skip "$p: $MIB MiB WRITE and SEND through netem: stalls against rdma_rxe"
-	else
-		netem a veth0 $NETEM
-		netem b veth1 $NETEM
-		rcases "$a" "$b" "transfer=$p: $MIB MiB WRITE and SEND through netem ($NETEM)" "$MIB"
-		netem a veth0
-		netem b veth1
-	fi
+	netem a veth0 $NETEM
+	netem b veth1 $NETEM
+	rcases "$a" "$b" "transfer=$p: $MIB MiB WRITE and SEND through netem ($NETEM)" "$MIB"
+	netem a veth0
+	netem b veth1
 	rcases "$a" "$b" "rnr=$p: RNR NAKs until a late receive, then success;\
 rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
 bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
