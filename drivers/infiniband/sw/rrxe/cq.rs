@@ -145,7 +145,7 @@ pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u
         (Store::User(old), Store::User(n)) => old.move_entries(n, true, UVERBS_WC_SIZE)?,
         (Store::Kernel(old), Store::Kernel(n)) => {
             for i in 0..old.len {
-                n.wcs[i] = old.wcs[(old.head + i) % old.wcs.len()];
+                n.wcs[i] = old.wcs[slot(old.head + i, old.wcs.len())];
             }
             n.len = old.len;
         }
@@ -157,6 +157,14 @@ pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u
     // Freeing a published ring may sleep: only after the spinlock is released.
     drop(old);
     Ok(cap)
+}
+
+/// The slot of position `i` in a kernel CQ of `size` entries. `checked_rem` and not
+/// `%`: the remainder's panic path for a zero size ends the function in a call to
+/// `panic_const_rem_by_zero`, which objtool does not know as noreturn ("falls
+/// through to next function" in the perf build). The callers never pass 0.
+fn slot(i: usize, size: usize) -> usize {
+    i.checked_rem(size).unwrap_or(0)
 }
 
 /// Adds a completion. On overflow the CQ raises `IB_EVENT_CQ_ERR`, as rxe does, and
@@ -172,7 +180,7 @@ pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
                     Err(EBUSY)
                 } else {
                     let n = k.wcs.len();
-                    k.wcs[(k.head + k.len) % n] = *wc;
+                    k.wcs[slot(k.head + k.len, n)] = *wc;
                     k.len += 1;
                     Ok(())
                 }
@@ -203,9 +211,9 @@ pub(crate) fn poll(cq: &Cq<Rrxe>, out: &mut [Wc]) -> usize {
             let n = out.len().min(k.len);
             let size = k.wcs.len();
             for (i, o) in out[..n].iter_mut().enumerate() {
-                *o = k.wcs[(k.head + i) % size];
+                *o = k.wcs[slot(k.head + i, size)];
             }
-            k.head = (k.head + n) % size.max(1);
+            k.head = slot(k.head + n, size);
             k.len -= n;
             n
         }
