@@ -6,13 +6,17 @@
 
 FLAVOUR ?= test
 
-.PHONY: run test kernel module clippy image host-test fuzz
+.PHONY: run test bench kernel module clippy image host-test fuzz
 
 run:
 	scripts/demo
 
 test:
 	scripts/test
+
+# perftest, rrxe against rdma_rxe on the perf kernel: JSON, PNG and ratios.
+bench:
+	scripts/bench
 
 kernel:
 	scripts/kernel --flavour $(FLAVOUR) build

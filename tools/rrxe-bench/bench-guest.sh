@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest half of `make bench` (scripts/bench boots the perf flavour with
+# --topo). rrxe0 <-> rrxe1 run over veth0/veth1 in netns a/b (the standard
+# topology); rdma_rxe's rxe2 <-> rxe3 over a second veth pair, veth2/veth3 in
+# netns c/d, so each driver owns UDP 4791 in its own namespaces and both pairs
+# live in the same boot. Every point runs for both drivers back to back, then the
+# next point, for RRXE_BENCH_ROUNDS rounds: slow drift of the TCG host hits both.
+# Writes one JSON object per perftest run to $1 (JSON lines).
+set -u
+out=${1:?usage: bench-guest.sh OUT.jsonl}
+rounds=${RRXE_BENCH_ROUNDS:-3}
+secs=${RRXE_BENCH_SECONDS:-4}
+lat_iters=${RRXE_BENCH_LAT_ITERS:-500}
+: >"$out"
+
+fail() { echo "bench: $*" >&2; exit 1; }
+
+modprobe rdma_rxe || fail "modprobe rdma_rxe"
+ip netns add c && ip netns add d || fail "netns c/d"
+ip link add veth2 netns c type veth peer name veth3 netns d || fail "veth2/veth3"
+for ns in c d; do ip -n $ns link set lo up; done
+ip -n c addr add 10.0.1.1/24 dev veth2
+ip -n d addr add 10.0.1.2/24 dev veth3
+ip -n c link set veth2 up && ip -n d link set veth3 up || fail "veth2/veth3 up"
+ip netns exec c rdma link add rxe2 type rxe netdev veth2 || fail "rdma link add rxe2"
+ip netns exec d rdma link add rxe3 type rxe netdev veth3 || fail "rdma link add rxe3"
+# Permanent neighbours: no ARP inside a timed run.
+for p in "a veth0 b veth1 10.0.0" "c veth2 d veth3 10.0.1"; do
+	set -- $p
+	ip -n "$1" neigh replace "$5.2" lladdr "$(ip netns exec "$3" cat /sys/class/net/"$4"/address)" dev "$2" nud permanent
+	ip -n "$3" neigh replace "$5.1" lladdr "$(ip netns exec "$1" cat /sys/class/net/"$2"/address)" dev "$4" nud permanent
+done
+
+# gid DEV: the device's IPv4 RoCE v2 GID index.
+gid() {
+	local d=/sys/class/infiniband/$1/ports/1 i
+	for i in $(seq 0 15); do
+		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		case $(cat "$d/gids/$i") in 0000:0000:0000:0000:0000:ffff:*) echo "$i"; return ;; esac
+	done
+	echo 1
+}
+
+# The matrix: test size kind (ARCHITECTURE.md section 6).
+points="ib_write_bw:64:bw ib_write_bw:4096:bw ib_write_bw:65536:bw
+ib_read_bw:64:bw ib_read_bw:4096:bw ib_read_bw:65536:bw
+ib_send_bw:64:bw ib_send_bw:4096:bw ib_send_bw:65536:bw
+ib_send_lat:2:lat ib_write_lat:2:lat ib_read_lat:2:lat"
+
+port=18515
+# run DRIVER TEST SIZE KIND ROUND: one perftest client/server pair, one JSON line.
+run() {
+	local drv=$1 t=$2 size=$3 kind=$4 round=$5 sns cns sdev cdev addr args s c rc=0 line
+	if [ "$drv" = rrxe ]; then
+		sns=a cns=b sdev=rrxe0 cdev=rrxe1 addr=10.0.0.1
+	else
+		sns=c cns=d sdev=rxe2 cdev=rxe3 addr=10.0.1.1
+	fi
+	port=$((port + 1))
+	if [ "$kind" = bw ]; then args="-s $size -D $secs"; else args="-s $size -n $lat_iters"; fi
+	s=$(mktemp) c=$(mktemp)
+	ip netns exec $sns timeout 120 "$t" -d $sdev -x "$(gid $sdev)" -p $port -F $args >"$s" 2>&1 &
+	local spid=$!
+	sleep 1
+	ip netns exec $cns timeout 120 "$t" -d $cdev -x "$(gid $cdev)" -p $port -F $args $addr >"$c" 2>&1 || rc=$?
+	wait $spid
+	local src=$?
+	[ "$rc" != 0 ] || rc=$src
+	# The result row is the one that starts with the message size.
+	line=$(awk -v n="$size" '$1 == n && NF >= 5 { l = $0 } END { print l }' "$c")
+	if [ "$rc" != 0 ] || [ -z "$line" ]; then
+		echo "bench: $drv $t $size failed (rc=$rc)" >&2
+		sed 's/^/  client: /' "$c" | tail -n 5 >&2
+		sed 's/^/  server: /' "$s" | tail -n 5 >&2
+		printf '{"driver":"%s","test":"%s","size":%s,"kind":"%s","round":%s,"ok":false}\n' \
+			"$drv" "$t" "$size" "$kind" "$round" >>"$out"
+	elif [ "$kind" = bw ]; then
+		# #bytes #iterations BW-peak BW-average[MiB/s] MsgRate[Mpps]
+		set -- $line
+		printf '{"driver":"%s","test":"%s","size":%s,"kind":"bw","round":%s,"ok":true,"bw_mib_s":%s,"mpps":%s}\n' \
+			"$drv" "$t" "$size" "$round" "$4" "$5" >>"$out"
+		echo "bench: round $round $drv $t $size: $4 MiB/s" >&2
+	else
+		# #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
+		set -- $line
+		printf '{"driver":"%s","test":"%s","size":%s,"kind":"lat","round":%s,"ok":true,"typical_us":%s,"avg_us":%s,"p99_us":%s}\n' \
+			"$drv" "$t" "$size" "$round" "$5" "$6" "$8" >>"$out"
+		echo "bench: round $round $drv $t $size: $5 us typical" >&2
+	fi
+	rm -f "$s" "$c"
+}
+
+for round in $(seq "$rounds"); do
+	for p in $points; do
+		IFS=: read -r t size kind <<<"$p"
+		# Alternate which driver goes first, so neither always runs on a warmer host.
+		if [ $((round % 2)) = 1 ]; then order="rrxe rxe"; else order="rxe rrxe"; fi
+		for drv in $order; do run "$drv" "$t" "$size" "$kind" "$round"; done
+	done
+done
+echo "bench: $(wc -l <"$out") runs written" >&2

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turns bench-guest.sh's runs (JSON lines) into bench.json, a ratio table and a
+PNG plot.
+
+usage: report.py RUNS.jsonl OUTDIR [KEY=VALUE ...]   (KEY=VALUE go into "meta")
+
+For each point the median over rounds is taken per driver. The ratio is always
+rrxe/rxe: for bandwidth above 1 is better, for latency below 1 is better. A point
+with a failed run in either driver has no ratio and is listed as failed. The plot
+needs matplotlib (the build root has it); without it only the PNG is missing.
+"""
+import json
+import statistics
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def summarise(runs):
+    points = []
+    keys = []
+    for r in runs:
+        k = (r["test"], r["size"], r["kind"])
+        if k not in keys:
+            keys.append(k)
+    for test, size, kind in keys:
+        p = {"test": test, "size": size, "kind": kind}
+        ok = True
+        for drv in ("rrxe", "rxe"):
+            mine = [r for r in runs if (r["test"], r["size"], r["driver"]) == (test, size, drv)]
+            good = [r for r in mine if r.get("ok")]
+            p[drv + "_runs"] = len(mine)
+            p[drv + "_failed"] = len(mine) - len(good)
+            if not good or len(good) != len(mine):
+                ok = False
+            metric = "bw_mib_s" if kind == "bw" else "typical_us"
+            p["metric"] = metric
+            p[drv] = statistics.median(r[metric] for r in good) if good else None
+            # perftest can finish "successfully" having moved nothing (rdma_rxe's
+            # send_bw under TCG does): kept in the median, and said.
+            p[drv + "_zero"] = sum(1 for r in good if r[metric] == 0)
+        p["ok"] = ok
+        p["ratio"] = round(p["rrxe"] / p["rxe"], 3) if ok and p["rxe"] else None
+        points.append(p)
+    return points
+
+
+def label(p):
+    size = p["size"]
+    s = f"{size // 1024}K" if size >= 1024 else f"{size}B"
+    return f"{p['test'].replace('ib_', '')} {s}"
+
+
+def table(points):
+    lines = [f"{'point':<18} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9}  better"]
+    for p in points:
+        unit = "MiB/s" if p["kind"] == "bw" else "us"
+        fmt = lambda v: "failed" if v is None else f"{v:.2f}"
+        if p["ratio"] is None:
+            verdict, ratio = "failed", "-"
+        else:
+            good = p["ratio"] >= 1 if p["kind"] == "bw" else p["ratio"] <= 1
+            verdict, ratio = ("rrxe" if good else "rxe"), f"{p['ratio']:.2f}"
+        notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
+                 for d in ("rrxe", "rxe") if p.get(d + "_zero")]
+        lines.append(f"{label(p):<18} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9}  "
+                     f"{verdict}{'  (' + '; '.join(notes) + ')' if notes else ''}")
+    return "\n".join(lines)
+
+
+def plot(points, path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib is missing, no plot", file=sys.stderr)
+        return False
+    bw = [p for p in points if p["kind"] == "bw"]
+    lat = [p for p in points if p["kind"] == "lat"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 1]})
+    for ax, ps, ylabel in ((axes[0], bw, "bandwidth, MiB/s (log)"), (axes[1], lat, "latency, µs (typical)")):
+        xs = range(len(ps))
+        for off, drv, colour in ((-0.2, "rrxe", "tab:orange"), (0.2, "rxe", "tab:blue")):
+            ax.bar([x + off for x in xs], [p[drv] or 0 for p in ps], 0.4, label=drv, color=colour)
+        for x, p in zip(xs, ps):
+            top = max(p["rrxe"] or 0, p["rxe"] or 0)
+            text = "failed" if p["ratio"] is None else f"×{p['ratio']:.2f}"
+            ax.annotate(text, (x, top), ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([label(p) for p in ps], rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel(ylabel)
+        if ps is bw:
+            ax.set_yscale("log")
+        ax.legend()
+    fig.suptitle(title + "  (labels: rrxe/rxe)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    runs = load(sys.argv[1])
+    outdir = sys.argv[2]
+    meta = dict(a.split("=", 1) for a in sys.argv[3:])
+    if not runs:
+        sys.exit("report: no runs recorded")
+    points = summarise(runs)
+    with open(f"{outdir}/bench.json", "w") as f:
+        json.dump({"meta": meta, "points": points, "runs": runs}, f, indent=1)
+    print(table(points))
+    title = "rrxe vs rdma_rxe, perftest, " + meta.get("flavour", "?") + " kernel under " + meta.get("accel", "?")
+    plot(points, f"{outdir}/bench.png", title)
+    return 0 if all(p["ok"] for p in points) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
