@@ -9,7 +9,7 @@
 //! deregistration never frees memory under a transfer.
 
 use crate::device::{Rrxe, RrxeDevice};
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -77,6 +77,10 @@ pub(crate) struct MrInner {
     pub(crate) backing: Backing,
     #[pin]
     pub(crate) map: SpinLockIrq<FastMap>,
+    /// Memory windows bound to this MR; `dereg_mr` fails while there are any.
+    pub(crate) bound_mws: AtomicU32,
+    /// `dereg_mr` is under way: no window may bind to it any more.
+    deregistering: AtomicBool,
 }
 
 pub(crate) type RrxeMr = Arc<MrInner>;
@@ -107,6 +111,8 @@ fn new_mr(
                 length,
                 backing,
                 map <- new_spinlock_irq!(FastMap { pages, iova: 0, length: 0, page_size: 0 }),
+                bound_mws: AtomicU32::new(0),
+                deregistering: AtomicBool::new(false),
             }),
             GFP_KERNEL,
         )
@@ -199,7 +205,15 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
 }
 
 pub(crate) fn dereg(dev: &RrxeDevice, mr: &Mr<Rrxe>) -> Result {
-    dev.mrs.remove(mr.data().index);
+    let m = mr.data();
+    // Paired with `hold_for_window`: either the bind sees the flag, or this sees its
+    // count (both SeqCst).
+    m.deregistering.store(true, Ordering::SeqCst);
+    if m.bound_mws.load(Ordering::SeqCst) != 0 {
+        m.deregistering.store(false, Ordering::SeqCst);
+        return Err(EBUSY);
+    }
+    dev.mrs.remove(m.index);
     // The receive path looks MRs up under RCU and holds them only inside that
     // section: once it is over, the core's reference is the last one, and the
     // pinned pages are released here, in process context.
@@ -260,16 +274,45 @@ fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<Rr
     (mr.keys.lkey == lkey && mr.pd_id == pd_id && mr.access & need == need).then_some(mr)
 }
 
+/// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
+/// key and the PD must match; the caller checks the MR's access).
+pub(crate) fn lookup_for_bind(dev: &RrxeDevice, pd_id: u32, lkey: u32) -> Option<RrxeMr> {
+    lookup_local(dev, pd_id, lkey, 0)
+}
+
+/// Counts a window bound to `m`, unless `m` is being deregistered.
+pub(crate) fn hold_for_window(m: &MrInner) -> bool {
+    m.bound_mws.fetch_add(1, Ordering::SeqCst);
+    if m.deregistering.load(Ordering::SeqCst) {
+        m.bound_mws.fetch_sub(1, Ordering::SeqCst);
+        return false;
+    }
+    true
+}
+
+impl MrInner {
+    /// Whether `[addr, addr + len)` lies inside the MR.
+    pub(crate) fn contains(&self, addr: u64, len: u64) -> bool {
+        usize::try_from(len).is_ok_and(|l| self.offset_of(addr, l).is_some())
+    }
+}
+
 /// Finds the MR of a remote key for an access of `len` bytes at `va` by a QP of PD
 /// `pd_id`, with `need` (`access::REMOTE_*`) granted. As rxe's `check_rkey`.
+/// A memory window's rkey finds the window's MR (`crate::mw::lookup_remote`), for
+/// QP `qpn` only if it is a type 2 window bound through that QP.
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
+    qpn: u32,
     pd_id: u32,
     rkey: u32,
     need: u32,
     va: u64,
     len: u32,
 ) -> Option<RrxeMr> {
+    if crate::mw::is_mw_key(dev, rkey) {
+        return crate::mw::lookup_remote(dev, qpn, pd_id, rkey, need, va, len);
+    }
     let mr = dev.mrs.get(rkey >> 8)?;
     let ok = mr.keys.rkey == rkey
         && mr.pd_id == pd_id

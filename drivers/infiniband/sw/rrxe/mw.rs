@@ -1,30 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Memory windows: allocation and deallocation. Binding (a send work request) and
-//! remote access through a window belong to the data path.
+//! Memory windows: allocation, binding (the BIND_MW send work request, which is
+//! also how rdma-core's `ibv_bind_mw` binds a type 1 window), invalidation (LOCAL_INV
+//! and SEND_WITH_INV, type 2 only) and remote access through a bound window.
 //!
 //! rkeys are `index << 8 | key byte` like MR keys, from their own index range above
 //! the MRs' (rxe's `RXE_MIN_MW_INDEX`), so an rkey says which pool it belongs to.
+//! The key byte is the one the binder chose, as in rxe.
+//!
+//! A bound window holds its MR, and the MR counts its windows: `dereg_mr` of an MR
+//! with bound windows fails with `EBUSY` (rxe: `EINVAL`), so the MR is never freed
+//! from the data path, where a window may be unbound.
+//!
+//! Beyond rxe: an access through a window must lie inside the window, not only
+//! inside its MR (rxe checks only the MR's range).
 
-use crate::device::{Rrxe, RrxeDevice};
+use crate::{
+    device::{Rrxe, RrxeDevice},
+    mr::{self, RrxeMr},
+    wqe::qpt,
+};
 use core::sync::atomic::Ordering;
 use kernel::{
+    new_spinlock_irq,
     prelude::*,
     rdma::{
         verbs::{Mw, Pd},
         UData,
     },
-    sync::Arc,
+    sync::{Arc, SpinLockIrq},
 };
 
+/// `IB_MW_TYPE_1` and `IB_MW_TYPE_2`.
+const MW_TYPE_1: u32 = 1;
+const MW_TYPE_2: u32 = 2;
+
+/// Access bits a bind may carry: an MR's (rxe's `RXE_ACCESS_SUPPORTED_MW`); only the
+/// remote ones grant anything. Not `IB_ZERO_BASED`: windows addressed from 0 are not
+/// offered (rxe allows them for type 2; rdma-core refuses them for type 1).
+const MW_ACCESS: u32 = mr::access::SUPPORTED;
+
+/// What a window is bound to.
+#[derive(Default)]
+pub(crate) struct Binding {
+    /// The window's current rkey (the key byte changes with each bind).
+    rkey: u32,
+    /// The MR and range it grants access to; `None` while unbound (free).
+    mr: Option<RrxeMr>,
+    addr: u64,
+    length: u64,
+    access: u32,
+    /// The QP a type 2 window is bound through; only that QP may use it.
+    qpn: u32,
+}
+
 /// The driver's MW.
+#[pin_data]
 pub(crate) struct MwInner {
     pub(crate) index: u32,
-    pub(crate) rkey: u32,
-    #[allow(dead_code, reason = "checked by the bind work request (data path)")]
-    pub(crate) pd_id: u32,
-    #[allow(dead_code, reason = "type 1 and 2 bind differently (data path)")]
-    pub(crate) mw_type: u32,
+    pd_id: u32,
+    mw_type: u32,
+    #[pin]
+    bind: SpinLockIrq<Binding>,
 }
 
 pub(crate) type RrxeMw = Arc<MwInner>;
@@ -36,25 +73,180 @@ pub(crate) fn alloc(
     udata: Option<&UData>,
 ) -> Result<(RrxeMw, u32)> {
     UData::expect_empty(udata)?;
+    if mw_type != MW_TYPE_1 && mw_type != MW_TYPE_2 {
+        return Err(EINVAL);
+    }
     let key_byte = dev.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff;
     let pd_id = pd.data().id;
     let (_, mw) = dev.mws.insert_with(GFP_KERNEL, |index| {
-        Arc::new(
-            MwInner {
+        let rkey = index << 8 | key_byte;
+        Arc::pin_init(
+            pin_init!(MwInner {
                 index,
-                rkey: index << 8 | key_byte,
                 pd_id,
                 mw_type,
-            },
+                bind <- new_spinlock_irq!(Binding {
+                    rkey,
+                    ..Binding::default()
+                }),
+            }),
             GFP_KERNEL,
         )
-        .map_err(Error::from)
     })?;
-    let rkey = mw.rkey;
+    let rkey = mw.bind.lock().rkey;
     Ok((mw, rkey))
 }
 
 pub(crate) fn dealloc(dev: &RrxeDevice, mw: &Mw<Rrxe>) -> Result {
     dev.mws.remove(mw.data().index);
+    // Process context: the MR may be deregistered right after.
+    unbind(&mut mw.data().bind.lock());
     Ok(())
+}
+
+/// Drops the window's MR, if any.
+fn unbind(b: &mut Binding) {
+    if let Some(m) = b.mr.take() {
+        m.bound_mws.fetch_sub(1, Ordering::AcqRel);
+    }
+    b.length = 0;
+    b.access = 0;
+}
+
+/// Why a bind or an invalidation failed (the WQE then completes with an error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MwError {
+    /// The bind breaks a rule of the window, the MR or the access (`MW_BIND_ERR`).
+    Bind,
+    /// No such window or key, or the window may not be invalidated.
+    Invalidate,
+}
+
+/// The fields of a BIND_MW work request (`rxe_send_wr.wr.mw`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BindArgs {
+    pub(crate) addr: u64,
+    pub(crate) length: u64,
+    pub(crate) mr_lkey: u32,
+    pub(crate) mw_rkey: u32,
+    /// The window's new rkey: only its key byte is taken.
+    pub(crate) rkey: u32,
+    pub(crate) access: u32,
+}
+
+/// Executes a BIND_MW work request of QP `qpn` (PD `pd_id`), as rxe's
+/// `rxe_bind_mw` with its checks (IBTA o10-36.2.x, o10-37.2.x). A type 1 window
+/// bound with length 0 is unbound.
+pub(crate) fn bind(
+    dev: &RrxeDevice,
+    qp_type: u32,
+    qpn: u32,
+    pd_id: u32,
+    a: &BindArgs,
+) -> Result<(), MwError> {
+    let mw = dev.mws.get(a.mw_rkey >> 8).ok_or(MwError::Bind)?;
+    if mw.pd_id != pd_id || a.access & !MW_ACCESS != 0 {
+        return Err(MwError::Bind);
+    }
+    // Type 2 windows are bound only through connected QPs (UD has no bound QP).
+    if mw.mw_type == MW_TYPE_2 && !matches!(qp_type, qpt::RC | qpt::UC) {
+        return Err(MwError::Bind);
+    }
+    // A type 2 window is invalidated, never bound with length 0 (o10-37.2.40).
+    if mw.mw_type == MW_TYPE_2 && a.length == 0 {
+        return Err(MwError::Bind);
+    }
+    let new_mr = if a.length == 0 {
+        None
+    } else {
+        let m = mr::lookup_for_bind(dev, pd_id, a.mr_lkey).ok_or(MwError::Bind)?;
+        // Remote write or atomic rights need local write on the MR (C10-71, C10-72),
+        // and the window must lie inside the MR.
+        let writes = a.access & (mr::access::REMOTE_WRITE | mr::access::REMOTE_ATOMIC) != 0;
+        if m.access & mr::access::MW_BIND == 0
+            || (writes && m.access & mr::access::LOCAL_WRITE == 0)
+            || !m.contains(a.addr, a.length)
+        {
+            return Err(MwError::Bind);
+        }
+        Some(m)
+    };
+    let mut b = mw.bind.lock();
+    if b.rkey != a.mw_rkey {
+        return Err(MwError::Bind);
+    }
+    // A bound type 2 window must be invalidated before it is bound again.
+    if mw.mw_type == MW_TYPE_2 && b.mr.is_some() {
+        return Err(MwError::Bind);
+    }
+    if let Some(m) = &new_mr {
+        if !mr::hold_for_window(m) {
+            // The MR is being deregistered.
+            return Err(MwError::Bind);
+        }
+    }
+    unbind(&mut b);
+    b.rkey = (b.rkey & !0xff) | (a.rkey & 0xff);
+    b.addr = a.addr;
+    b.length = if new_mr.is_some() { a.length } else { 0 };
+    b.access = if new_mr.is_some() { a.access } else { 0 };
+    b.qpn = qpn;
+    b.mr = new_mr;
+    Ok(())
+}
+
+/// Invalidates the type 2 window named by `rkey` for a QP of PD `pd_id`: it becomes
+/// free. `bound_qpn` is the QP that received a SEND_WITH_INV, which must be the one
+/// the window is bound through; a LOCAL_INV (`None`) may come from any QP of the PD,
+/// as in rxe.
+pub(crate) fn invalidate(
+    dev: &RrxeDevice,
+    bound_qpn: Option<u32>,
+    pd_id: u32,
+    rkey: u32,
+) -> Result<(), MwError> {
+    let mw = dev.mws.get(rkey >> 8).ok_or(MwError::Invalidate)?;
+    let mut b = mw.bind.lock();
+    if mw.mw_type != MW_TYPE_2
+        || mw.pd_id != pd_id
+        || b.rkey != rkey
+        || b.mr.is_none()
+        || bound_qpn.is_some_and(|q| q != b.qpn)
+    {
+        return Err(MwError::Invalidate);
+    }
+    unbind(&mut b);
+    Ok(())
+}
+
+/// Whether `rkey` belongs to the window pool (not to an MR).
+pub(crate) fn is_mw_key(dev: &RrxeDevice, rkey: u32) -> bool {
+    dev.mws.covers(rkey >> 8)
+}
+
+/// The MR behind a window rkey, for a remote access of `len` bytes at `va` with
+/// `need` rights by QP `qpn` of PD `pd_id` (rxe's `rxe_lookup_mw`, plus the
+/// window's own range).
+pub(crate) fn lookup_remote(
+    dev: &RrxeDevice,
+    qpn: u32,
+    pd_id: u32,
+    rkey: u32,
+    need: u32,
+    va: u64,
+    len: u32,
+) -> Option<RrxeMr> {
+    let mw = dev.mws.get(rkey >> 8)?;
+    let b = mw.bind.lock();
+    let m = b.mr.as_ref()?;
+    let inside = va >= b.addr
+        && va
+            .checked_add(u64::from(len))
+            .is_some_and(|end| end <= b.addr + b.length);
+    let ok = b.rkey == rkey
+        && mw.pd_id == pd_id
+        && (mw.mw_type == MW_TYPE_1 || b.qpn == qpn)
+        && b.access & need == need
+        && inside;
+    ok.then(|| m.clone())
 }

@@ -40,6 +40,11 @@ impl<V: Send + Sync + 'static> Pool<V> {
         })
     }
 
+    /// Whether `i` is in the pool's range (whatever is stored there).
+    pub(crate) fn covers(&self, i: u32) -> bool {
+        (self.min..=self.max).contains(&i)
+    }
+
     /// Picks a free number at or after the cursor and moves the cursor past it.
     fn pick(&self, next: &mut u32) -> Result<u32> {
         let span = self.max - self.min + 1;

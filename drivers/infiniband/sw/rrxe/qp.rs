@@ -35,6 +35,8 @@ use kernel::{
 /// `IB_WC_*` statuses and opcodes used here.
 pub(crate) const WC_LOC_QP_OP_ERR: u32 = 2;
 pub(crate) const WC_LOC_PROT_ERR: u32 = 4;
+/// `IB_WC_MW_BIND_ERR`: a memory window bind was refused.
+pub(crate) const WC_MW_BIND_ERR: u32 = 6;
 const WC_WR_FLUSH_ERR: u32 = 5;
 pub(crate) const WC_RECV: u32 = 1 << 7;
 
@@ -471,6 +473,7 @@ fn wc_opcode(wr_opcode: u32) -> u32 {
         op::RDMA_READ => 2,
         op::ATOMIC_CMP_AND_SWP => 3,
         op::ATOMIC_FETCH_AND_ADD => 4,
+        op::BIND_MW => 5,
         op::LOCAL_INV => 6,
         op::REG_MR => 8,
         _ => 0,
@@ -608,10 +611,10 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
             return false;
         }
         pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
-        let status = if *why == Bad::Protection {
-            WC_LOC_PROT_ERR
-        } else {
-            WC_LOC_QP_OP_ERR
+        let status = match why {
+            Bad::Protection => WC_LOC_PROT_ERR,
+            Bad::Bind => WC_MW_BIND_ERR,
+            _ => WC_LOC_QP_OP_ERR,
         };
         complete_send(qp, sig_all, st, status, out);
         st.attr.qp_state = QpState::Err as u32;

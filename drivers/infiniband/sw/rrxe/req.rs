@@ -14,6 +14,7 @@
 use crate::{
     device::Rrxe,
     mr::SgeCursor,
+    mw,
     net::{self, Path, SendError},
     params,
     proto::{
@@ -98,6 +99,16 @@ fn step(qp: &Qp<Rrxe>) -> bool {
                 qp::fail_front(qp, qp::WC_LOC_QP_OP_ERR);
                 return false;
             }
+            Next::Local(acked) => {
+                drop(st);
+                if inner.qp_type == qpt::RC {
+                    qp::complete_sent(qp, |w| acked_by(w, acked));
+                } else {
+                    // UC WQEs complete once sent: nothing before it is left.
+                    qp::complete_sent(qp, |_| true);
+                }
+                return true;
+            }
         }
     };
     // Like rxe, a packet the stack drops is lost, not an error: RC retransmits.
@@ -118,6 +129,8 @@ enum Next {
     Done,
     /// A refused WQE reached the head: fail the QP.
     FailHead,
+    /// A local operation ran; complete what this (RC) ACK PSN covers.
+    Local(u32),
 }
 
 fn request_kind(opcode: u32) -> Option<RequestKind> {
@@ -333,8 +346,58 @@ enum Plan {
     FailHead,
 }
 
+/// Runs a local operation (BIND_MW, LOCAL_INV): it takes no PSN and no packet.
+fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
+    let inner = qp.data();
+    let dev = qp.device().data();
+    if w.opcode == op::BIND_MW {
+        let a = w.bind.as_ref().ok_or(Bad::Bind)?;
+        return mw::bind(dev, inner.qp_type, qp.qp_num(), inner.pd_id, a).map_err(|_| Bad::Bind);
+    }
+    // LOCAL_INV of a memory window; fast-registered MRs come with REG_MR.
+    if !mw::is_mw_key(dev, w.ex) {
+        return Err(Bad::Invalidate);
+    }
+    mw::invalidate(dev, None, inner.pd_id, w.ex).map_err(|_| Bad::Invalidate)
+}
+
+/// If the requester is at a local operation, runs it and moves past it. It runs
+/// once: a rewind that comes back to it (`sent_all`) only steps over it. It is
+/// given the PSN before the requester's place, so it completes, in order, once
+/// everything sent before it is acknowledged.
+fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
+    let idx = st.sq.req_idx;
+    let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) else {
+        return None;
+    };
+    if !matches!(w.opcode, op::BIND_MW | op::LOCAL_INV) {
+        return None;
+    }
+    if !w.sent_all {
+        // A fence waits for the RDMA READs before it, as for any WQE.
+        if w.flags & flag::FENCE != 0 && st.sq.rd_outstanding > 0 {
+            return Some(Next::Idle);
+        }
+        if let Err(why) = local_op(qp, w) {
+            let wr_id = w.wr_id;
+            return Some(refuse(st, idx, wr_id, why));
+        }
+        let before = psn_add(st.sq.psn, 0x00ff_ffff);
+        if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(idx) {
+            (w.first_psn, w.last_psn) = (before, before);
+            (w.started, w.sent_all) = (true, true);
+        }
+    }
+    st.sq.req_idx += 1;
+    st.sq.req_off = 0;
+    Some(Next::Local(psn_add(st.sq.comp_psn, 0x00ff_ffff)))
+}
+
 /// Picks and builds the next packet, then moves the requester past it.
 fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
+    if let Some(next) = next_local(qp, st) {
+        return next;
+    }
     let idx = st.sq.req_idx;
     let (off, pkt_psn) = (st.sq.req_off, st.sq.psn);
     let (built, n, last, ack_req, span, read) = match plan(qp, st) {

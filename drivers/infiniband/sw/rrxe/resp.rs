@@ -11,6 +11,7 @@ use crate::{
     cq,
     device::Rrxe,
     mr::{self, SgeCursor},
+    mw,
     net::{self, Path},
     params,
     proto::{
@@ -157,6 +158,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
 const WC_RECV_RDMA_WITH_IMM: u32 = qp::WC_RECV | 1;
 const WC_WITH_INVALIDATE: u32 = 1 << 2;
 const WC_LOC_LEN_ERR: u32 = 1;
+const WC_REM_INV_REQ_ERR: u32 = 9;
 /// `IB_ACCESS_REMOTE_WRITE` and `_READ` in a QP's access flags.
 const QP_REMOTE_WRITE: u32 = 2;
 const QP_REMOTE_READ: u32 = 4;
@@ -256,6 +258,7 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
 fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
     let dev = qp.device();
     let pd_id = qp.data().pd_id;
+    let qpn = qp.qp_num();
     let packets = job.len.div_ceil(job.mtu).max(1);
     let mut off = 0u32;
     for i in 0..packets {
@@ -288,10 +291,18 @@ fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
             }
             // Looked up again for every packet, so a deregistration in between
             // stops the transfer instead of reading freed pages.
-            mr::lookup_remote(dev.data(), pd_id, job.rkey, mr::access::REMOTE_READ, va, n)
-                .ok_or(net::SendError::Payload)?
-                .read_remote(va, payload)
-                .map_err(|_| net::SendError::Payload)
+            mr::lookup_remote(
+                dev.data(),
+                qpn,
+                pd_id,
+                job.rkey,
+                mr::access::REMOTE_READ,
+                va,
+                n,
+            )
+            .ok_or(net::SendError::Payload)?
+            .read_remote(va, payload)
+            .map_err(|_| net::SendError::Payload)
         });
         if r.is_err() {
             return;
@@ -505,8 +516,16 @@ fn connected_locked(
         let (va, rkey, resid) = st.resp.write;
         let ok = len as u32 <= resid
             && (len == 0
-                || mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_WRITE, va, resid)
-                    .is_some_and(|m| m.write_remote(va, pkt.payload).is_ok()));
+                || mr::lookup_remote(
+                    dev,
+                    qp.qp_num(),
+                    inner.pd_id,
+                    rkey,
+                    mr::access::REMOTE_WRITE,
+                    va,
+                    resid,
+                )
+                .is_some_and(|m| m.write_remote(va, pkt.payload).is_ok()));
         if !ok {
             if !rc {
                 abandon(st);
@@ -526,6 +545,23 @@ fn connected_locked(
     if end {
         st.resp.in_msg = None;
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+        // SEND_WITH_INV invalidates a type 2 memory window bound through this QP.
+        // (The rkey of an MR is not acted on: fast-registered MRs, which it could
+        // name, are not offered to the wire yet.)
+        if let Some(ieth) = pkt.ieth {
+            let rkey = ieth.fields().rkey;
+            if mw::is_mw_key(dev, rkey)
+                && mw::invalidate(dev, Some(qp.qp_num()), inner.pd_id, rkey).is_err()
+            {
+                if rc {
+                    dev.stats.inc(Counter::SentNakInvalid);
+                    out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
+                }
+                finish_recv(qp, st, out, WC_REM_INV_REQ_ERR, 0);
+                out.fail = true;
+                return Err(Counter::RcvBadKey);
+            }
+        }
         if needs_recv {
             let written = st.resp.recv.as_ref().map_or(0, |r| r.written);
             let mut flags = WC_GRH;
@@ -625,7 +661,16 @@ fn read_request(
         return Err(Counter::RcvMalformed);
     }
     if len > 0
-        && mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_READ, va, len).is_none()
+        && mr::lookup_remote(
+            dev,
+            qp.qp_num(),
+            inner.pd_id,
+            rkey,
+            mr::access::REMOTE_READ,
+            va,
+            len,
+        )
+        .is_none()
     {
         dev.stats.inc(Counter::SentNakAccess);
         out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
@@ -685,8 +730,15 @@ fn atomic_request(
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
-    let Some(mr) = mr::lookup_remote(dev, inner.pd_id, rkey, mr::access::REMOTE_ATOMIC, va, 8)
-    else {
+    let Some(mr) = mr::lookup_remote(
+        dev,
+        qp.qp_num(),
+        inner.pd_id,
+        rkey,
+        mr::access::REMOTE_ATOMIC,
+        va,
+        8,
+    ) else {
         dev.stats.inc(Counter::SentNakAccess);
         rep.syndrome = AETH_NAK_REM_ACC_ERR;
         out.reply = Some(rep);

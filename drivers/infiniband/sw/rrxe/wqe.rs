@@ -8,6 +8,7 @@
 //! in-ring progress fields (state, cur_sge, resid, sge_offset, PSNs) is trusted or even
 //! read: the driver rebuilds them.
 
+pub(crate) use crate::mw::BindArgs;
 use kernel::{prelude::*, rdma::verbs::Sge};
 
 /// `sizeof(struct rxe_send_wqe)`: the SGEs or inline data follow.
@@ -29,6 +30,7 @@ pub(crate) mod op {
     pub(crate) const ATOMIC_CMP_AND_SWP: u32 = 5;
     pub(crate) const ATOMIC_FETCH_AND_ADD: u32 = 6;
     pub(crate) const LOCAL_INV: u32 = 7;
+    pub(crate) const BIND_MW: u32 = 8;
     pub(crate) const SEND_WITH_INV: u32 = 9;
     /// Kernel-only: never accepted from a user ring.
     pub(crate) const REG_MR: u32 = 0x20;
@@ -56,8 +58,11 @@ pub(crate) mod qpt {
 /// provider itself allows, minus what the data path does not implement).
 pub(crate) fn user_opcode_ok(qp_type: u32, opcode: u32) -> bool {
     match qp_type {
-        qpt::RC => matches!(opcode, 0..=7 | op::SEND_WITH_INV),
-        qpt::UC => matches!(opcode, 0..=3 | op::SEND_WITH_INV),
+        qpt::RC => matches!(opcode, 0..=op::SEND_WITH_INV),
+        qpt::UC => matches!(
+            opcode,
+            0..=3 | op::LOCAL_INV | op::BIND_MW | op::SEND_WITH_INV
+        ),
         qpt::UD | qpt::GSI => matches!(opcode, op::SEND | op::SEND_WITH_IMM),
         _ => false,
     }
@@ -102,6 +107,7 @@ pub(crate) struct SendWqe {
     pub(crate) swap: u64,
     pub(crate) ud: Option<UdDest>,
     pub(crate) reg: Option<RegArgs>,
+    pub(crate) bind: Option<BindArgs>,
     pub(crate) sgl: KVec<Sge>,
     pub(crate) inline_data: KVec<u8>,
     /// Total payload length, rebuilt from the SGEs or inline data.
@@ -130,6 +136,7 @@ impl SendWqe {
             swap: 0,
             ud: None,
             reg: None,
+            bind: None,
             sgl: KVec::new(),
             inline_data: KVec::new(),
             length: 0,
@@ -156,6 +163,10 @@ pub(crate) enum Bad {
     NoMem,
     /// The data could not be read from the SGEs (bad lkey, range or access).
     Protection,
+    /// A memory window bind broke a rule (`IB_WC_MW_BIND_ERR`).
+    Bind,
+    /// A LOCAL_INV named nothing it may invalidate.
+    Invalidate,
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -229,6 +240,16 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
             w.swap = u64_at(slot, 40);
             w.rkey = u32_at(slot, 48);
         }
+        op::BIND_MW => {
+            w.bind = Some(BindArgs {
+                addr: u64_at(slot, 24),
+                length: u64_at(slot, 32),
+                mr_lkey: u32_at(slot, 40),
+                mw_rkey: u32_at(slot, 44),
+                rkey: u32_at(slot, 48),
+                access: u32_at(slot, 52),
+            });
+        }
         op::SEND | op::SEND_WITH_IMM if matches!(lim.qp_type, qpt::UD | qpt::GSI) => {
             // Only the AH number is used; the AV copy in the ring (wr.ud.av) would let
             // user space choose its own source address, so it is never read.
@@ -247,7 +268,8 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
     // The dma header (offset 184): only num_sge (196) and, for inline data, length
     // (184) are inputs; resid, cur_sge and sge_offset are rebuilt.
     let num_sge = u32_at(slot, 196);
-    if flags & flag::INLINE != 0 && !matches!(opcode, op::RDMA_READ | 5 | 6 | op::LOCAL_INV) {
+    let local = matches!(opcode, op::LOCAL_INV | op::BIND_MW);
+    if flags & flag::INLINE != 0 && !local && !matches!(opcode, op::RDMA_READ | 5 | 6) {
         let len = u32_at(slot, 184);
         if len > lim.max_inline || SEND_WQE_HDR + len as usize > slot.len() {
             return Err(Bad::Length);
@@ -258,7 +280,7 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
             .map_err(|_| Bad::NoMem)?;
         w.inline_data = v;
         w.length = len;
-    } else if opcode != op::LOCAL_INV {
+    } else if !local {
         if num_sge > lim.max_sge || SEND_WQE_HDR + num_sge as usize * SGE_SIZE > slot.len() {
             return Err(Bad::Length);
         }

@@ -19,9 +19,15 @@ exit status is 0 when all passed):
                 flushes its posted receive.
   out_of_range  as bad_rkey, for a WRITE past the end of the MR.
   no_read       as bad_rkey, for a READ of an MR without remote read access.
+  mw_window     DEV_B binds a type 2 memory window over the first 4 KiB of its MR
+                (a BIND_MW work request): a WRITE through the window lands;
+                deregistering the MR under the bound window fails with EBUSY; a
+                WRITE inside the MR but past the window gets REM_ACCESS_ERR (rrxe
+                only: rdma_rxe checks the MR's range, not the window's).
 
 Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB]
 """
+import errno
 import hashlib
 import os
 import sys
@@ -31,7 +37,8 @@ import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
-from pyverbs.mr import MR
+from pyverbs.mr import MR, MW, MWBindInfo
+from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
@@ -209,12 +216,43 @@ def remote_error(a, b, case):
             and expect("responder's receive", b.poll(1, 30), [(9, WC_WR_FLUSH_ERR)]))
 
 
+def mw_window(a, b):
+    mw = MW(b.pd, e.IBV_MW_TYPE_2)
+    try:
+        bind = SendWR(wr_id=5, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+        bind.set_bind_wr(mw, MWBindInfo(b.mr, b.mr.buf, 4096, e.IBV_ACCESS_REMOTE_WRITE))
+        b.qp.post_send(bind)
+        if not expect("BIND_MW", b.poll(1, 30), [(5, WC_SUCCESS)]):
+            return False
+        rkey = bind.rkey
+        a.mr.write(b"window" * 8, 48, 0)
+        a.post(1, e.IBV_WR_RDMA_WRITE, 0, 48, b.mr.buf + 4096 - 48, rkey)
+        if not (expect("WRITE inside the window", a.poll(1, 30), [(1, WC_SUCCESS)]) and
+                expect("data", b.mr.read(48, 4096 - 48), b"window" * 8)):
+            return False
+        try:
+            b.mr.close()
+            log("the MR was deregistered under a bound window")
+            return False
+        except PyverbsRDMAError as ex:
+            if ex.error_code != errno.EBUSY:
+                log(f"dereg_mr under a bound window: {ex!r}, want EBUSY")
+                return False
+        a.post(2, e.IBV_WR_RDMA_WRITE, 0, 48, b.mr.buf + 4096, rkey)
+        return expect("WRITE past the window, inside the MR", a.poll(1, 30),
+                      [(2, WC_REM_ACCESS_ERR)])
+    finally:
+        mw.close()
+
+
 def run_case(dev_a, gid_a, dev_b, gid_b, case, arg):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
     size = (int(arg) if case == "transfer" else 1) * MIB
     a = Side(dev_a, int(gid_a), size, rw)
     b_access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE if case == "no_read" else rw
+    if case == "mw_window":
+        b_access |= e.IBV_ACCESS_MW_BIND
     b = Side(dev_b, int(gid_b), size, b_access)
     kw = {}
     if case == "rnr0":
@@ -233,6 +271,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg):
         return retry(a, b)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
+    if case == "mw_window":
+        return mw_window(a, b)
     raise ValueError(f"unknown case {case}")
 
 

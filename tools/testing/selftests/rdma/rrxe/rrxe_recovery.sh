@@ -13,13 +13,17 @@
 #    RETRY_EXC_ERR after retry_cnt 2;
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
 #    read access give REM_ACCESS_ERR, flush the next WR, and flush the
-#    responder's posted receive.
+#    responder's posted receive;
+#  - memory windows (rrxe responding): a type 2 window bound by BIND_MW admits
+#    a WRITE inside it and refuses one past it inside the MR, and its MR cannot
+#    be deregistered while it is bound.
 # Then the counters that say how rrxe recovered (retransmits, NAKs, timeouts).
 cd "$(dirname "$0")" && . ./lib.sh
 MIB=${RRXE_LOSS_MIB:-2}
 NETEM="loss 5% duplicate 1% reorder 25% delay 200us"
-# 7 cases for each of 3 pairings, 5 counter checks.
-PLAN=26
+# 7 cases for each of 3 pairings, the window case for the 2 with rrxe responding,
+# 5 counter checks.
+PLAN=28
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -58,6 +62,9 @@ rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
 bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
 out_of_range=$p: WRITE past the MR gives REM_ACCESS_ERR;\
 no_read=$p: READ without remote read gives REM_ACCESS_ERR"
+	if [ "$b" != rxe1 ]; then
+		rcases "$a" "$b" "mw_window=$p: a memory window bounds remote access, and pins its MR"
+	fi
 	netem "$ans" "$adev" loss 100%
 	rcases "$a" "$b" "retry=$p: a silent peer fails with RETRY_EXC_ERR"
 	netem "$ans" "$adev"
