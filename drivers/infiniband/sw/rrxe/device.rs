@@ -14,7 +14,7 @@ use crate::{
     srq::{self, RrxeSrq, SrqInner},
     stats::{self, Stats},
 };
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use kernel::{
     net::netdev::{Event, NetDevice},
     new_spinlock_irq,
@@ -61,6 +61,8 @@ pub(crate) struct RrxeDevice {
     next_pd_id: AtomicU32,
     /// The rotating low byte of new MR keys.
     pub(crate) key_byte: AtomicU32,
+    /// Source of QP serial numbers, which unlike QPNs are never reused.
+    pub(crate) next_qp_serial: AtomicU64,
     /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`).
     mac: [u8; 6],
     /// The last port state reported to ULPs, so each change is reported once.
@@ -383,6 +385,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         mws <- Pool::new(params::MAX_MR_INDEX + 1, params::MAX_MR_INDEX + params::MAX_MW),
         next_pd_id: AtomicU32::new(1),
         key_byte: AtomicU32::new(0),
+        next_qp_serial: AtomicU64::new(1),
         mac,
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),

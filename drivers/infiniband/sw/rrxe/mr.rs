@@ -300,10 +300,10 @@ impl MrInner {
 /// Finds the MR of a remote key for an access of `len` bytes at `va` by a QP of PD
 /// `pd_id`, with `need` (`access::REMOTE_*`) granted. As rxe's `check_rkey`.
 /// A memory window's rkey finds the window's MR (`crate::mw::lookup_remote`), for
-/// QP `qpn` only if it is a type 2 window bound through that QP.
+/// the QP with serial `qp_serial` only if it is a type 2 window bound through it.
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
-    qpn: u32,
+    qp_serial: u64,
     pd_id: u32,
     rkey: u32,
     need: u32,
@@ -311,7 +311,7 @@ pub(crate) fn lookup_remote(
     len: u32,
 ) -> Option<RrxeMr> {
     if crate::mw::is_mw_key(dev, rkey) {
-        return crate::mw::lookup_remote(dev, qpn, pd_id, rkey, need, va, len);
+        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
     }
     let mr = dev.mrs.get(rkey >> 8)?;
     let ok = mr.keys.rkey == rkey

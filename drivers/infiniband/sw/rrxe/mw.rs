@@ -50,8 +50,12 @@ pub(crate) struct Binding {
     addr: u64,
     length: u64,
     access: u32,
-    /// The QP a type 2 window is bound through; only that QP may use it.
-    qpn: u32,
+    /// The QP (its serial, not its reusable QPN) a type 2 window is bound
+    /// through; only that QP may use it.
+    qp_serial: u64,
+    /// `dealloc_mw` ran: the window is out of the pool and never binds again, so a
+    /// bind racing the dealloc cannot leave its MR counted for good.
+    dead: bool,
 }
 
 /// The driver's MW.
@@ -100,7 +104,9 @@ pub(crate) fn alloc(
 pub(crate) fn dealloc(dev: &RrxeDevice, mw: &Mw<Rrxe>) -> Result {
     dev.mws.remove(mw.data().index);
     // Process context: the MR may be deregistered right after.
-    unbind(&mut mw.data().bind.lock());
+    let mut b = mw.data().bind.lock();
+    b.dead = true;
+    unbind(&mut b);
     Ok(())
 }
 
@@ -134,13 +140,13 @@ pub(crate) struct BindArgs {
     pub(crate) access: u32,
 }
 
-/// Executes a BIND_MW work request of QP `qpn` (PD `pd_id`), as rxe's
+/// Executes a BIND_MW work request of the QP with serial `qp_serial` (PD `pd_id`), as rxe's
 /// `rxe_bind_mw` with its checks (IBTA o10-36.2.x, o10-37.2.x). A type 1 window
 /// bound with length 0 is unbound.
 pub(crate) fn bind(
     dev: &RrxeDevice,
     qp_type: u32,
-    qpn: u32,
+    qp_serial: u64,
     pd_id: u32,
     a: &BindArgs,
 ) -> Result<(), MwError> {
@@ -172,7 +178,7 @@ pub(crate) fn bind(
         Some(m)
     };
     let mut b = mw.bind.lock();
-    if b.rkey != a.mw_rkey {
+    if b.dead || b.rkey != a.mw_rkey {
         return Err(MwError::Bind);
     }
     // A bound type 2 window must be invalidated before it is bound again.
@@ -190,18 +196,18 @@ pub(crate) fn bind(
     b.addr = a.addr;
     b.length = if new_mr.is_some() { a.length } else { 0 };
     b.access = if new_mr.is_some() { a.access } else { 0 };
-    b.qpn = qpn;
+    b.qp_serial = qp_serial;
     b.mr = new_mr;
     Ok(())
 }
 
 /// Invalidates the type 2 window named by `rkey` for a QP of PD `pd_id`: it becomes
-/// free. `bound_qpn` is the QP that received a SEND_WITH_INV, which must be the one
-/// the window is bound through; a LOCAL_INV (`None`) may come from any QP of the PD,
-/// as in rxe.
+/// free. `bound_qp` is the serial of the QP that received a SEND_WITH_INV, which
+/// must be the one the window is bound through; a LOCAL_INV (`None`) may come from
+/// any QP of the PD, as in rxe.
 pub(crate) fn invalidate(
     dev: &RrxeDevice,
-    bound_qpn: Option<u32>,
+    bound_qp: Option<u64>,
     pd_id: u32,
     rkey: u32,
 ) -> Result<(), MwError> {
@@ -211,7 +217,7 @@ pub(crate) fn invalidate(
         || mw.pd_id != pd_id
         || b.rkey != rkey
         || b.mr.is_none()
-        || bound_qpn.is_some_and(|q| q != b.qpn)
+        || bound_qp.is_some_and(|q| q != b.qp_serial)
     {
         return Err(MwError::Invalidate);
     }
@@ -225,11 +231,11 @@ pub(crate) fn is_mw_key(dev: &RrxeDevice, rkey: u32) -> bool {
 }
 
 /// The MR behind a window rkey, for a remote access of `len` bytes at `va` with
-/// `need` rights by QP `qpn` of PD `pd_id` (rxe's `rxe_lookup_mw`, plus the
-/// window's own range).
+/// `need` rights by the QP with serial `qp_serial` of PD `pd_id` (rxe's
+/// `rxe_lookup_mw`, plus the window's own range).
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
-    qpn: u32,
+    qp_serial: u64,
     pd_id: u32,
     rkey: u32,
     need: u32,
@@ -245,7 +251,7 @@ pub(crate) fn lookup_remote(
             .is_some_and(|end| end <= b.addr + b.length);
     let ok = b.rkey == rkey
         && mw.pd_id == pd_id
-        && (mw.mw_type == MW_TYPE_1 || b.qpn == qpn)
+        && (mw.mw_type == MW_TYPE_1 || b.qp_serial == qp_serial)
         && b.access & need == need
         && inside;
     ok.then(|| m.clone())

@@ -18,7 +18,7 @@ use crate::{
     queue::{MmapInfo, Queue},
     wqe::{self, qpt, Bad, SendWqe, SqLimits},
 };
-use core::sync::atomic::AtomicBool;
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -213,6 +213,8 @@ pub(crate) struct QpInner {
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
     pub(crate) qpn: u32,
+    /// Unique for the device's lifetime: what a type 2 memory window is bound to.
+    pub(crate) serial: u64,
     /// For `send_work`, which finds the QP again through the device. It runs the
     /// requester for kernel QPs (their posts may come with interrupts off) and
     /// the loss recovery timers for all.
@@ -369,6 +371,11 @@ pub(crate) fn create(
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
+    let serial = pd
+        .device()
+        .data()
+        .next_qp_serial
+        .fetch_add(1, Ordering::Relaxed);
     let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
@@ -377,6 +384,7 @@ pub(crate) fn create(
                 sq_sig_all,
                 srq,
                 qpn,
+                serial,
                 dev: dev_ref,
                 send_work <- new_work!("rrxe_qp_send"),
                 timer <- HrTimer::new(),

@@ -258,7 +258,7 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
 fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
     let dev = qp.device();
     let pd_id = qp.data().pd_id;
-    let qpn = qp.qp_num();
+    let qp_serial = qp.data().serial;
     let packets = job.len.div_ceil(job.mtu).max(1);
     let mut off = 0u32;
     for i in 0..packets {
@@ -293,7 +293,7 @@ fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
             // stops the transfer instead of reading freed pages.
             mr::lookup_remote(
                 dev.data(),
-                qpn,
+                qp_serial,
                 pd_id,
                 job.rkey,
                 mr::access::REMOTE_READ,
@@ -518,7 +518,7 @@ fn connected_locked(
             && (len == 0
                 || mr::lookup_remote(
                     dev,
-                    qp.qp_num(),
+                    inner.serial,
                     inner.pd_id,
                     rkey,
                     mr::access::REMOTE_WRITE,
@@ -540,28 +540,30 @@ fn connected_locked(
         st.resp.write = (va + len as u64, rkey, resid - len as u32);
     }
 
+    // SEND_WITH_INV invalidates a type 2 memory window bound through this QP, on
+    // its last packet and before the PSN and MSN move (a failed one is not counted
+    // in the NAK's MSN). The rkey of an MR is not acted on: fast-registered MRs,
+    // which it could name, are not offered to the wire yet.
+    if let Some(ieth) = pkt.ieth.filter(|_| end) {
+        let rkey = ieth.fields().rkey;
+        if mw::is_mw_key(dev, rkey)
+            && mw::invalidate(dev, Some(inner.serial), inner.pd_id, rkey).is_err()
+        {
+            if rc {
+                dev.stats.inc(Counter::SentNakInvalid);
+                out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
+            }
+            finish_recv(qp, st, out, WC_REM_INV_REQ_ERR, 0);
+            out.fail = true;
+            return Err(Counter::RcvBadKey);
+        }
+    }
+
     // Progress, completion and the ACK.
     st.resp.psn = psn_add(psn, 1);
     if end {
         st.resp.in_msg = None;
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
-        // SEND_WITH_INV invalidates a type 2 memory window bound through this QP.
-        // (The rkey of an MR is not acted on: fast-registered MRs, which it could
-        // name, are not offered to the wire yet.)
-        if let Some(ieth) = pkt.ieth {
-            let rkey = ieth.fields().rkey;
-            if mw::is_mw_key(dev, rkey)
-                && mw::invalidate(dev, Some(qp.qp_num()), inner.pd_id, rkey).is_err()
-            {
-                if rc {
-                    dev.stats.inc(Counter::SentNakInvalid);
-                    out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
-                }
-                finish_recv(qp, st, out, WC_REM_INV_REQ_ERR, 0);
-                out.fail = true;
-                return Err(Counter::RcvBadKey);
-            }
-        }
         if needs_recv {
             let written = st.resp.recv.as_ref().map_or(0, |r| r.written);
             let mut flags = WC_GRH;
@@ -663,7 +665,7 @@ fn read_request(
     if len > 0
         && mr::lookup_remote(
             dev,
-            qp.qp_num(),
+            inner.serial,
             inner.pd_id,
             rkey,
             mr::access::REMOTE_READ,
@@ -732,7 +734,7 @@ fn atomic_request(
     }
     let Some(mr) = mr::lookup_remote(
         dev,
-        qp.qp_num(),
+        inner.serial,
         inner.pd_id,
         rkey,
         mr::access::REMOTE_ATOMIC,
