@@ -154,6 +154,9 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
             }
         }
         Action::Fail(status) => {
+            // WQEs that ended before the NAKed PSN were delivered: they complete
+            // first (rxe's check_psn), and only the NAKed one fails.
+            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(psn, 0x00ff_ffff)));
             if status == timer::WC_RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
