@@ -299,6 +299,7 @@ impl MrInner {
 
 /// Finds the MR of a remote key for an access of `len` bytes at `va` by a QP of PD
 /// `pd_id`, with `need` (`access::REMOTE_*`) granted. As rxe's `check_rkey`.
+///
 /// A memory window's rkey finds the window's MR (`crate::mw::lookup_remote`), for
 /// the QP with serial `qp_serial` only if it is a type 2 window bound through it.
 pub(crate) fn lookup_remote(

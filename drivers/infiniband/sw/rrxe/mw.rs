@@ -18,7 +18,7 @@
 use crate::{
     device::{Rrxe, RrxeDevice},
     mr::{self, RrxeMr},
-    wqe::qpt,
+    wqe::{qpt, Bad},
 };
 use core::sync::atomic::Ordering;
 use kernel::{
@@ -119,15 +119,6 @@ fn unbind(b: &mut Binding) {
     b.access = 0;
 }
 
-/// Why a bind or an invalidation failed (the WQE then completes with an error).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MwError {
-    /// The bind breaks a rule of the window, the MR or the access (`MW_BIND_ERR`).
-    Bind,
-    /// No such window or key, or the window may not be invalidated.
-    Invalidate,
-}
-
 /// The fields of a BIND_MW work request (`rxe_send_wr.wr.mw`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BindArgs {
@@ -140,7 +131,7 @@ pub(crate) struct BindArgs {
     pub(crate) access: u32,
 }
 
-/// Executes a BIND_MW work request of the QP with serial `qp_serial` (PD `pd_id`), as rxe's
+/// Executes a BIND_MW work request (a refusal completes it with `MW_BIND_ERR`) of the QP with serial `qp_serial` (PD `pd_id`), as rxe's
 /// `rxe_bind_mw` with its checks (IBTA o10-36.2.x, o10-37.2.x). A type 1 window
 /// bound with length 0 is unbound.
 pub(crate) fn bind(
@@ -149,23 +140,23 @@ pub(crate) fn bind(
     qp_serial: u64,
     pd_id: u32,
     a: &BindArgs,
-) -> Result<(), MwError> {
-    let mw = dev.mws.get(a.mw_rkey >> 8).ok_or(MwError::Bind)?;
+) -> Result<(), Bad> {
+    let mw = dev.mws.get(a.mw_rkey >> 8).ok_or(Bad::Bind)?;
     if mw.pd_id != pd_id || a.access & !MW_ACCESS != 0 {
-        return Err(MwError::Bind);
+        return Err(Bad::Bind);
     }
     // Type 2 windows are bound only through connected QPs (UD has no bound QP).
     if mw.mw_type == MW_TYPE_2 && !matches!(qp_type, qpt::RC | qpt::UC) {
-        return Err(MwError::Bind);
+        return Err(Bad::Bind);
     }
     // A type 2 window is invalidated, never bound with length 0 (o10-37.2.40).
     if mw.mw_type == MW_TYPE_2 && a.length == 0 {
-        return Err(MwError::Bind);
+        return Err(Bad::Bind);
     }
     let new_mr = if a.length == 0 {
         None
     } else {
-        let m = mr::lookup_for_bind(dev, pd_id, a.mr_lkey).ok_or(MwError::Bind)?;
+        let m = mr::lookup_for_bind(dev, pd_id, a.mr_lkey).ok_or(Bad::Bind)?;
         // Remote write or atomic rights need local write on the MR (C10-71, C10-72),
         // and the window must lie inside the MR.
         let writes = a.access & (mr::access::REMOTE_WRITE | mr::access::REMOTE_ATOMIC) != 0;
@@ -173,22 +164,22 @@ pub(crate) fn bind(
             || (writes && m.access & mr::access::LOCAL_WRITE == 0)
             || !m.contains(a.addr, a.length)
         {
-            return Err(MwError::Bind);
+            return Err(Bad::Bind);
         }
         Some(m)
     };
     let mut b = mw.bind.lock();
     if b.dead || b.rkey != a.mw_rkey {
-        return Err(MwError::Bind);
+        return Err(Bad::Bind);
     }
     // A bound type 2 window must be invalidated before it is bound again.
     if mw.mw_type == MW_TYPE_2 && b.mr.is_some() {
-        return Err(MwError::Bind);
+        return Err(Bad::Bind);
     }
     if let Some(m) = &new_mr {
         if !mr::hold_for_window(m) {
             // The MR is being deregistered.
-            return Err(MwError::Bind);
+            return Err(Bad::Bind);
         }
     }
     unbind(&mut b);
@@ -202,7 +193,7 @@ pub(crate) fn bind(
 }
 
 /// Invalidates the type 2 window named by `rkey` for a QP of PD `pd_id`: it becomes
-/// free. `bound_qp` is the serial of the QP that received a SEND_WITH_INV, which
+/// free (a refused LOCAL_INV completes with `LOC_QP_OP_ERR`). `bound_qp` is the serial of the QP that received a SEND_WITH_INV, which
 /// must be the one the window is bound through; a LOCAL_INV (`None`) may come from
 /// any QP of the PD, as in rxe.
 pub(crate) fn invalidate(
@@ -210,8 +201,8 @@ pub(crate) fn invalidate(
     bound_qp: Option<u64>,
     pd_id: u32,
     rkey: u32,
-) -> Result<(), MwError> {
-    let mw = dev.mws.get(rkey >> 8).ok_or(MwError::Invalidate)?;
+) -> Result<(), Bad> {
+    let mw = dev.mws.get(rkey >> 8).ok_or(Bad::Invalidate)?;
     let mut b = mw.bind.lock();
     if mw.mw_type != MW_TYPE_2
         || mw.pd_id != pd_id
@@ -219,7 +210,7 @@ pub(crate) fn invalidate(
         || b.mr.is_none()
         || bound_qp.is_some_and(|q| q != b.qp_serial)
     {
-        return Err(MwError::Invalidate);
+        return Err(Bad::Invalidate);
     }
     unbind(&mut b);
     Ok(())

@@ -352,13 +352,13 @@ fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
     let dev = qp.device().data();
     if w.opcode == op::BIND_MW {
         let a = w.bind.as_ref().ok_or(Bad::Bind)?;
-        return mw::bind(dev, inner.qp_type, inner.serial, inner.pd_id, a).map_err(|_| Bad::Bind);
+        return mw::bind(dev, inner.qp_type, inner.serial, inner.pd_id, a);
     }
     // LOCAL_INV of a memory window; fast-registered MRs come with REG_MR.
     if !mw::is_mw_key(dev, w.ex) {
         return Err(Bad::Invalidate);
     }
-    mw::invalidate(dev, None, inner.pd_id, w.ex).map_err(|_| Bad::Invalidate)
+    mw::invalidate(dev, None, inner.pd_id, w.ex)
 }
 
 /// If the requester is at a local operation, runs it and moves past it. It runs

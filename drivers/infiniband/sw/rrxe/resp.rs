@@ -499,12 +499,7 @@ fn connected_locked(
             }
         };
         if let Err(status) = placed {
-            if rc {
-                dev.stats.inc(Counter::SentNakInvalid);
-                out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
-            }
-            finish_recv(qp, st, out, status, 0);
-            out.fail = true;
+            fail_recv(qp, st, out, psn, status);
             return Err(Counter::RcvLocalAccessError);
         }
     } else {
@@ -549,12 +544,7 @@ fn connected_locked(
         if mw::is_mw_key(dev, rkey)
             && mw::invalidate(dev, Some(inner.serial), inner.pd_id, rkey).is_err()
         {
-            if rc {
-                dev.stats.inc(Counter::SentNakInvalid);
-                out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
-            }
-            finish_recv(qp, st, out, WC_REM_INV_REQ_ERR, 0);
-            out.fail = true;
+            fail_recv(qp, st, out, psn, WC_REM_INV_REQ_ERR);
             return Err(Counter::RcvBadKey);
         }
     }
@@ -608,6 +598,17 @@ fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
         return None;
     }
     Some(wqe::parse_recv(slot, rq.max_sge))
+}
+
+/// The message being received failed with `status`: an RC requester gets a NAK
+/// (invalid request), the receive completes with `status`, and the QP fails.
+fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, psn: u32, status: u32) {
+    if qp.data().qp_type == qpt::RC {
+        qp.device().data().stats.inc(Counter::SentNakInvalid);
+        out.reply = reply_to(qp, st, AETH_NAK_INVALID_REQ, psn);
+    }
+    finish_recv(qp, st, out, status, 0);
+    out.fail = true;
 }
 
 /// Completes the receive WQE in progress with `status`.
