@@ -8,6 +8,7 @@
 # next point, for RRXE_BENCH_ROUNDS rounds: slow drift of the TCG host hits both.
 # Writes one JSON object per perftest run to $1 (JSON lines).
 set -u
+. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # pin_neighbours, gid_index
 out=${1:?usage: bench-guest.sh OUT.jsonl}
 rounds=${RRXE_BENCH_ROUNDS:-3}
 secs=${RRXE_BENCH_SECONDS:-4}
@@ -25,22 +26,8 @@ ip -n d addr add 10.0.1.2/24 dev veth3
 ip -n c link set veth2 up && ip -n d link set veth3 up || fail "veth2/veth3 up"
 ip netns exec c rdma link add rxe2 type rxe netdev veth2 || fail "rdma link add rxe2"
 ip netns exec d rdma link add rxe3 type rxe netdev veth3 || fail "rdma link add rxe3"
-# Permanent neighbours: no ARP inside a timed run.
-for p in "a veth0 b veth1 10.0.0" "c veth2 d veth3 10.0.1"; do
-	set -- $p
-	ip -n "$1" neigh replace "$5.2" lladdr "$(ip netns exec "$3" cat /sys/class/net/"$4"/address)" dev "$2" nud permanent
-	ip -n "$3" neigh replace "$5.1" lladdr "$(ip netns exec "$1" cat /sys/class/net/"$2"/address)" dev "$4" nud permanent
-done
-
-# gid DEV: the device's IPv4 RoCE v2 GID index.
-gid() {
-	local d=/sys/class/infiniband/$1/ports/1 i
-	for i in $(seq 0 15); do
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		case $(cat "$d/gids/$i") in 0000:0000:0000:0000:0000:ffff:*) echo "$i"; return ;; esac
-	done
-	echo 1
-}
+pin_neighbours a veth0 b veth1 10.0.0 && pin_neighbours c veth2 d veth3 10.0.1 ||
+	fail "permanent neighbours"
 
 # The matrix: test size kind (ARCHITECTURE.md section 6).
 points="ib_write_bw:64:bw ib_write_bw:4096:bw ib_write_bw:65536:bw
@@ -60,10 +47,10 @@ run() {
 	port=$((port + 1))
 	if [ "$kind" = bw ]; then args="-s $size -D $secs"; else args="-s $size -n $lat_iters"; fi
 	s=$(mktemp) c=$(mktemp)
-	ip netns exec $sns timeout 120 "$t" -d $sdev -x "$(gid $sdev)" -p $port -F $args >"$s" 2>&1 &
+	ip netns exec $sns timeout 120 "$t" -d $sdev -x "$(gid_index $sdev 4)" -p $port -F $args >"$s" 2>&1 &
 	local spid=$!
 	sleep 1
-	ip netns exec $cns timeout 120 "$t" -d $cdev -x "$(gid $cdev)" -p $port -F $args $addr >"$c" 2>&1 || rc=$?
+	ip netns exec $cns timeout 120 "$t" -d $cdev -x "$(gid_index $cdev 4)" -p $port -F $args $addr >"$c" 2>&1 || rc=$?
 	wait $spid
 	local src=$?
 	[ "$rc" != 0 ] || rc=$src

@@ -45,6 +45,18 @@ setup_topology() {
 		ip -n a link set lo up && ip -n b link set lo up
 }
 
+# pin_neighbours NS_A DEV_A NS_B DEV_B PREFIX: permanent neighbour entries between
+# PREFIX.1 (DEV_A in NS_A) and PREFIX.2 (DEV_B in NS_B). modify_qp to RTR resolves
+# the peer's MAC, which times out when netem drops everything, and a timed run
+# should not wait for ARP.
+pin_neighbours() {
+	local mac_a mac_b
+	mac_a=$(ip netns exec "$1" cat "/sys/class/net/$2/address") &&
+		mac_b=$(ip netns exec "$3" cat "/sys/class/net/$4/address") &&
+		ip -n "$1" neigh replace "$5.2" lladdr "$mac_b" dev "$2" nud permanent &&
+		ip -n "$3" neigh replace "$5.1" lladdr "$mac_a" dev "$4" nud permanent
+}
+
 # gid_index DEV FAMILY: the RoCE v2 GID of family 4 or 6 (not link-local).
 gid_index() {
 	local d=/sys/class/infiniband/$1/ports/1 i g

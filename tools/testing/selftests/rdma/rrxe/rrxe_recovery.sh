@@ -77,11 +77,7 @@ fi
 modprobe rdma_rxe 2>/dev/null
 $NSA rdma link add rrxe0 type rrxe netdev veth0 || diag "rdma link add rrxe0 failed"
 $NSB rdma link add rrxe1 type rrxe netdev veth1 || diag "rdma link add rrxe1 failed"
-# modify_qp to RTR resolves the peer's MAC; with every packet dropped that would
-# time out, so the neighbours are permanent.
-mac_b=$($NSB cat /sys/class/net/veth1/address)
-$NSA ip neigh replace 10.0.0.2 lladdr "$mac_b" dev veth0 nud permanent
-$NSB ip neigh replace 10.0.0.1 lladdr "$($NSA cat /sys/class/net/veth0/address)" dev veth1 nud permanent
+pin_neighbours a veth0 b veth1 10.0.0 || diag "permanent neighbours failed"
 
 pairing rrxe0 a veth0 rrxe1
 for c in retransmits rcvd_seq_nak retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
