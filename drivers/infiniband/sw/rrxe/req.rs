@@ -276,6 +276,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             let src = w
                 .inline_data
                 .get(off as usize..(off + n) as usize)
+                .filter(|src| src.len() == payload.len())
                 .ok_or(SendError::Payload)?;
             payload.copy_from_slice(src);
             Ok(())

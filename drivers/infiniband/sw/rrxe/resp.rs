@@ -259,7 +259,8 @@ fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
     let dev = qp.device();
     let pd_id = qp.data().pd_id;
     let qp_serial = qp.data().serial;
-    let packets = job.len.div_ceil(job.mtu).max(1);
+    // `max(1)`: no divide-by-zero panic path (objtool rejects one in the perf build).
+    let packets = job.len.div_ceil(job.mtu.max(1)).max(1);
     let mut off = 0u32;
     for i in 0..packets {
         let n = (job.len - off).min(job.mtu);
