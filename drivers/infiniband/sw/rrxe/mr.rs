@@ -8,8 +8,14 @@
 //! that reuses the index. The data path holds a reference to an MR while it uses it, so
 //! deregistration never frees memory under a transfer.
 
-use crate::device::{Rrxe, RrxeDevice};
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use crate::{
+    device::{Rrxe, RrxeDevice},
+    wqe::Bad,
+};
+use core::{
+    ops::Range,
+    sync::atomic::{AtomicBool, AtomicU32, Ordering},
+};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -57,12 +63,54 @@ pub(crate) enum Backing {
     Fast { max_pages: u32 },
 }
 
-/// A fast-registration MR's current mapping.
+/// A page list and the IOVA range it maps, as `ib_sg_to_pages` builds it: page 0 holds
+/// `iova` at offset `iova % page_size`.
+struct PageList {
+    pages: KVec<u64>,
+    iova: u64,
+    length: u64,
+    /// log2 of the page size (a shift, so the data path never divides).
+    page_shift: u32,
+}
+
+impl PageList {
+    fn new(max_pages: usize) -> Result<Self> {
+        Ok(Self {
+            pages: KVec::with_capacity(max_pages, GFP_KERNEL)?,
+            iova: 0,
+            length: 0,
+            page_shift: 0,
+        })
+    }
+
+    /// The kernel address of `va` and how many bytes up to `n` follow it in the same
+    /// page, if `[va, va + n)` lies inside the mapping.
+    fn locate(&self, va: u64, n: usize) -> Option<(u64, usize)> {
+        let off = va.checked_sub(self.iova)?;
+        if off.checked_add(n as u64)? > self.length {
+            return None;
+        }
+        let shift = self.page_shift & 63;
+        let mask = (1u64 << shift) - 1;
+        let pos = off + (self.iova & mask);
+        let page = *self.pages.get(usize::try_from(pos >> shift).ok()?)?;
+        let within = pos & mask;
+        let room = usize::try_from(mask + 1 - within).ok()?;
+        Some((page + within, room.min(n)))
+    }
+}
+
+/// A fast-registration MR's state. `map_mr_sg` fills `staged`; a REG_MR work request
+/// copies it to `active`, sets the key and rights and makes the MR valid; LOCAL_INV
+/// (or a SEND_WITH_INV naming it) makes it invalid again. Only a valid MR is reached
+/// through its key, and only through `active`, so remapping a registered MR changes
+/// nothing until the next REG_MR (rxe maps in place).
 pub(crate) struct FastMap {
-    pub(crate) pages: KVec<u64>,
-    pub(crate) iova: u64,
-    pub(crate) length: u64,
-    pub(crate) page_size: u32,
+    staged: PageList,
+    active: PageList,
+    valid: bool,
+    key: u32,
+    access: u32,
 }
 
 /// The driver's MR.
@@ -92,8 +140,9 @@ fn new_mr(
     iova: u64,
     length: u64,
     backing: Backing,
-    pages: KVec<u64>,
+    max_pages: usize,
 ) -> Result<(RrxeMr, MrKeys)> {
+    let (staged, active) = (PageList::new(max_pages)?, PageList::new(max_pages)?);
     let key_byte = dev.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff;
     let pd_id = pd.data().id;
     let (_, mr) = dev.mrs.insert_with(GFP_KERNEL, |index| {
@@ -110,7 +159,13 @@ fn new_mr(
                 iova,
                 length,
                 backing,
-                map <- new_spinlock_irq!(FastMap { pages, iova: 0, length: 0, page_size: 0 }),
+                map <- new_spinlock_irq!(FastMap {
+                    staged,
+                    active,
+                    valid: false,
+                    key: keys.lkey,
+                    access: 0,
+                }),
                 bound_mws: AtomicU32::new(0),
                 deregistering: AtomicBool::new(false),
             }),
@@ -125,7 +180,7 @@ pub(crate) fn get_dma(dev: &RrxeDevice, pd: &Pd<Rrxe>, acc: u32) -> Result<(Rrxe
     if acc & !access::SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
-    new_mr(dev, pd, acc, 0, u64::MAX, Backing::Dma, KVec::new())
+    new_mr(dev, pd, acc, 0, u64::MAX, Backing::Dma, 0)
 }
 
 pub(crate) fn reg_user(
@@ -144,7 +199,7 @@ pub(crate) fn reg_user(
         return Err(EINVAL);
     }
     let umem = Umem::pin(pd.device(), start, length, acc as i32)?;
-    new_mr(dev, pd, acc, iova, length, Backing::User(umem), KVec::new())
+    new_mr(dev, pd, acc, iova, length, Backing::User(umem), 0)
 }
 
 pub(crate) fn alloc(
@@ -159,8 +214,7 @@ pub(crate) fn alloc(
     if max_num_sg == 0 || max_num_sg > crate::params::MAX_FMR_PAGE_LIST_LEN {
         return Err(EINVAL);
     }
-    // The page list is allocated once, so map_mr_sg never allocates.
-    let pages = KVec::with_capacity(max_num_sg as usize, GFP_KERNEL)?;
+    // The page lists are allocated once, so neither map_mr_sg nor REG_MR allocates.
     new_mr(
         dev,
         pd,
@@ -170,7 +224,7 @@ pub(crate) fn alloc(
         Backing::Fast {
             max_pages: max_num_sg,
         },
-        pages,
+        max_num_sg as usize,
     )
 }
 
@@ -178,7 +232,7 @@ pub(crate) fn map_begin(mr: &Mr<Rrxe>) -> Result {
     if !matches!(mr.data().backing, Backing::Fast { .. }) {
         return Err(EINVAL);
     }
-    mr.data().map.lock().pages.clear();
+    mr.data().map.lock().staged.pages.clear();
     Ok(())
 }
 
@@ -188,19 +242,72 @@ pub(crate) fn set_page(mr: &Mr<Rrxe>, addr: u64) -> Result {
         return Err(EINVAL);
     };
     let mut m = inner.map.lock();
-    if m.pages.len() >= max_pages as usize {
+    if m.staged.pages.len() >= max_pages as usize {
         return Err(ENOMEM);
     }
     // Capacity was reserved at allocation: no allocation happens here.
-    m.pages.push(addr, GFP_ATOMIC)?;
+    m.staged.pages.push(addr, GFP_ATOMIC)?;
     Ok(())
 }
 
 pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> Result {
+    if !page_size.is_power_of_two() {
+        return Err(EINVAL);
+    }
     let mut m = mr.data().map.lock();
-    m.iova = iova;
-    m.length = length;
-    m.page_size = page_size;
+    let s = &mut m.staged;
+    // The pages must cover the range, so an access inside it never runs off the list.
+    let span = (iova & u64::from(page_size - 1))
+        .checked_add(length)
+        .ok_or(EINVAL)?;
+    if span.div_ceil(u64::from(page_size)) > s.pages.len() as u64 {
+        return Err(EINVAL);
+    }
+    (s.iova, s.length, s.page_shift) = (iova, length, page_size.trailing_zeros());
+    Ok(())
+}
+
+/// Runs a REG_MR work request of a QP of PD `pd_id` (rxe's `rxe_reg_fast_mr`): the
+/// MR must be a free fast-registration MR of the same PD, and `key` may change only
+/// the key byte. The MR then maps what `map_mr_sg` last gave it.
+pub(crate) fn register_fast(m: &MrInner, pd_id: u32, key: u32, acc: u32) -> Result<(), Bad> {
+    if !matches!(m.backing, Backing::Fast { .. })
+        || m.pd_id != pd_id
+        || key & !0xff != m.keys.lkey & !0xff
+        || acc & !access::SUPPORTED != 0
+    {
+        return Err(Bad::Register);
+    }
+    let mut guard = m.map.lock();
+    let f = &mut *guard;
+    if f.valid {
+        return Err(Bad::Register);
+    }
+    f.active.pages.clear();
+    // Both lists have the same reserved capacity: this never allocates.
+    f.active
+        .pages
+        .extend_from_slice(&f.staged.pages, GFP_ATOMIC)
+        .map_err(|_| Bad::NoMem)?;
+    (f.active.iova, f.active.length, f.active.page_shift) =
+        (f.staged.iova, f.staged.length, f.staged.page_shift);
+    (f.key, f.access, f.valid) = (key, acc, true);
+    Ok(())
+}
+
+/// Invalidates the fast-registration MR `key` names, for a QP of PD `pd_id` (LOCAL_INV,
+/// or a SEND_WITH_INV it receives). As rxe's `rxe_invalidate_mr`, an MR registered any
+/// other way cannot be invalidated; unlike rxe, the PD must match (IBA 10.6.5.1).
+pub(crate) fn invalidate(dev: &RrxeDevice, pd_id: u32, key: u32) -> Result<(), Bad> {
+    let m = dev.mrs.get(key >> 8).ok_or(Bad::Invalidate)?;
+    if !matches!(m.backing, Backing::Fast { .. }) || m.pd_id != pd_id {
+        return Err(Bad::Invalidate);
+    }
+    let mut f = m.map.lock();
+    if f.key != key {
+        return Err(Bad::Invalidate);
+    }
+    f.valid = false;
     Ok(())
 }
 
@@ -234,6 +341,14 @@ impl MrInner {
 
     /// Copies MR memory at `iova` into `dst`.
     fn read(&self, iova: u64, dst: &mut [u8]) -> Result {
+        if let Backing::Fast { .. } = self.backing {
+            return self.copy_fast(iova, dst.len(), |addr, r| {
+                // SAFETY: `addr` is inside a page of the active list: the consumer
+                // mapped it for the device (`ib_map_mr_sg`) and registered it, and the
+                // lock keeps the registration from going away during the copy.
+                unsafe { kernel::rdma::virt_dma::copy_from(addr, &mut dst[r]) }
+            });
+        }
         let off = self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
         match &self.backing {
             Backing::User(umem) => umem.copy_from(off, dst),
@@ -245,13 +360,19 @@ impl MrInner {
                 unsafe { kernel::rdma::virt_dma::copy_from(iova, dst) };
                 Ok(())
             }
-            // Fast-registered memory comes with REG_MR.
-            Backing::Fast { .. } => Err(EOPNOTSUPP),
+            Backing::Fast { .. } => Err(EFAULT),
         }
     }
 
     /// Copies `src` into MR memory at `iova`.
     fn write(&self, iova: u64, src: &[u8]) -> Result {
+        if let Backing::Fast { .. } = self.backing {
+            return self.copy_fast(iova, src.len(), |addr, r| {
+                // SAFETY: As in `read`; the registration granted the write (checked at
+                // lookup).
+                unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) }
+            });
+        }
         let off = self.offset_of(iova, src.len()).ok_or(EFAULT)?;
         match &self.backing {
             Backing::User(umem) => umem.copy_to(off, src),
@@ -261,8 +382,40 @@ impl MrInner {
                 unsafe { kernel::rdma::virt_dma::copy_to(iova, src) };
                 Ok(())
             }
-            Backing::Fast { .. } => Err(EOPNOTSUPP),
+            Backing::Fast { .. } => Err(EFAULT),
         }
+    }
+
+    /// Walks `[iova, iova + len)` of a registered fast MR page by page, calling `op`
+    /// with each piece's kernel address and its range in `0..len`. The MR must still
+    /// be valid: an access that raced a LOCAL_INV fails rather than touch pages the
+    /// consumer may have reused.
+    fn copy_fast(&self, iova: u64, len: usize, mut op: impl FnMut(u64, Range<usize>)) -> Result {
+        let f = self.map.lock();
+        if !f.valid {
+            return Err(EFAULT);
+        }
+        let mut done = 0;
+        while done < len {
+            let va = iova.checked_add(done as u64).ok_or(EFAULT)?;
+            let (addr, n) = f.active.locate(va, len - done).ok_or(EFAULT)?;
+            op(addr, done..done + n);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Whether a fast MR is registered under `key`, grants `need`, and maps
+    /// `[va, va + len)`. Any other MR answers from its fixed keys and range.
+    fn reachable(&self, key: u32, need: u32, va: u64, len: usize) -> bool {
+        if let Backing::Fast { .. } = self.backing {
+            let f = self.map.lock();
+            return f.valid
+                && f.key == key
+                && f.access & need == need
+                && f.active.locate(va, len).is_some();
+        }
+        self.access & need == need && self.offset_of(va, len).is_some()
     }
 }
 
@@ -271,7 +424,14 @@ impl MrInner {
 /// whole key, the PD and the access must match.
 fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<RrxeMr> {
     let mr = dev.mrs.get(lkey >> 8)?;
-    (mr.keys.lkey == lkey && mr.pd_id == pd_id && mr.access & need == need).then_some(mr)
+    if mr.pd_id != pd_id {
+        return None;
+    }
+    if let Backing::Fast { .. } = mr.backing {
+        let f = mr.map.lock();
+        return (f.valid && f.key == lkey && f.access & need == need).then(|| mr.clone());
+    }
+    (mr.keys.lkey == lkey && mr.access & need == need).then_some(mr)
 }
 
 /// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
@@ -315,10 +475,8 @@ pub(crate) fn lookup_remote(
         return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
     }
     let mr = dev.mrs.get(rkey >> 8)?;
-    let ok = mr.keys.rkey == rkey
-        && mr.pd_id == pd_id
-        && mr.access & need == need
-        && mr.offset_of(va, len as usize).is_some();
+    let fixed_key = matches!(mr.backing, Backing::Fast { .. }) || mr.keys.rkey == rkey;
+    let ok = fixed_key && mr.pd_id == pd_id && mr.reachable(rkey, need, va, len as usize);
     ok.then_some(mr)
 }
 
@@ -430,5 +588,46 @@ impl<'a> SgeCursor<'a> {
     /// Fills `dst` from the list's memory.
     pub(crate) fn read(&mut self, dst: &mut [u8]) -> Result {
         self.walk(dst.len(), 0, |mr, iova, r| mr.read(iova, &mut dst[r]))
+    }
+}
+
+#[kernel::macros::kunit_tests(rrxe_fast_mr)]
+mod tests {
+    use super::*;
+
+    /// Three 4 KiB pages at made-up addresses, mapping 10,000 bytes from an IOVA
+    /// 0x100 into the first page (as `ib_sg_to_pages` leaves a first SGE's offset).
+    fn list() -> PageList {
+        let mut l = PageList::new(3).unwrap();
+        for a in [0x10_000u64, 0x50_000, 0x20_000] {
+            l.pages.push(a, GFP_KERNEL).unwrap();
+        }
+        (l.iova, l.length, l.page_shift) = (0xabc_0100, 10_000, 12);
+        l
+    }
+
+    #[test]
+    fn locate_follows_the_page_list() {
+        let l = list();
+        // The start, at the first page's offset.
+        assert_eq!(l.locate(0xabc_0100, 16), Some((0x10_100, 16)));
+        // A piece stops at the end of its page.
+        assert_eq!(l.locate(0xabc_0100, 8192), Some((0x10_100, 0xf00)));
+        // The next byte is at the start of the second page, wherever it is.
+        assert_eq!(l.locate(0xabc_1000, 4096), Some((0x50_000, 4096)));
+        // The last byte of the mapping.
+        assert_eq!(l.locate(0xabc_0100 + 9_999, 1), Some((0x20_000 + 0x80f, 1)));
+    }
+
+    #[test]
+    fn locate_refuses_outside_the_mapping() {
+        let l = list();
+        assert_eq!(l.locate(0xabc_00ff, 1), None);
+        assert_eq!(l.locate(0xabc_0100 + 9_999, 2), None);
+        assert_eq!(l.locate(u64::MAX, 1), None);
+        // Never past the list, even if the length claims more.
+        let mut short = list();
+        short.length = 20_000;
+        assert_eq!(short.locate(0xabc_0100 + 12_500, 1), None);
     }
 }

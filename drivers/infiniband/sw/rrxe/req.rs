@@ -13,7 +13,7 @@
 
 use crate::{
     device::Rrxe,
-    mr::SgeCursor,
+    mr::{self, SgeCursor},
     mw,
     net::{self, Path, SendError},
     params,
@@ -347,19 +347,23 @@ enum Plan {
     FailHead,
 }
 
-/// Runs a local operation (BIND_MW, LOCAL_INV): it takes no PSN and no packet.
+/// Runs a local operation (BIND_MW, LOCAL_INV, REG_MR): it takes no PSN and no
+/// packet.
 fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
     let inner = qp.data();
     let dev = qp.device().data();
-    if w.opcode == op::BIND_MW {
-        let a = w.bind.as_ref().ok_or(Bad::Bind)?;
-        return mw::bind(dev, inner.qp_type, inner.serial, inner.pd_id, a);
+    match w.opcode {
+        op::BIND_MW => {
+            let a = w.bind.as_ref().ok_or(Bad::Bind)?;
+            mw::bind(dev, inner.qp_type, inner.serial, inner.pd_id, a)
+        }
+        op::REG_MR => {
+            let r = w.reg.as_ref().ok_or(Bad::Register)?;
+            mr::register_fast(&r.mr, inner.pd_id, r.key, r.access)
+        }
+        _ if mw::is_mw_key(dev, w.ex) => mw::invalidate(dev, None, inner.pd_id, w.ex),
+        _ => mr::invalidate(dev, inner.pd_id, w.ex),
     }
-    // LOCAL_INV of a memory window; fast-registered MRs come with REG_MR.
-    if !mw::is_mw_key(dev, w.ex) {
-        return Err(Bad::Invalidate);
-    }
-    mw::invalidate(dev, None, inner.pd_id, w.ex)
 }
 
 /// If the requester is at a local operation, runs it and moves past it. It runs
@@ -371,12 +375,18 @@ fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
     let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) else {
         return None;
     };
-    if !matches!(w.opcode, op::BIND_MW | op::LOCAL_INV) {
+    if !matches!(w.opcode, op::BIND_MW | op::LOCAL_INV | op::REG_MR) {
         return None;
     }
     if !w.sent_all {
         // A fence waits for the RDMA READs before it, as for any WQE.
         if w.flags & flag::FENCE != 0 && st.sq.rd_outstanding > 0 {
+            return Some(Next::Idle);
+        }
+        // The local invalidate fence (IBA 10.6.5.1), mandatory as in rxe: LOCAL_INV
+        // waits until every WQE before it has completed, so no READ response or
+        // retransmission still uses the memory it takes away.
+        if w.opcode == op::LOCAL_INV && idx != 0 {
             return Some(Next::Idle);
         }
         if let Err(why) = local_op(qp, w) {

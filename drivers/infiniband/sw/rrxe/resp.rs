@@ -536,15 +536,18 @@ fn connected_locked(
         st.resp.write = (va + len as u64, rkey, resid - len as u32);
     }
 
-    // SEND_WITH_INV invalidates a type 2 memory window bound through this QP, on
-    // its last packet and before the PSN and MSN move (a failed one is not counted
-    // in the NAK's MSN). The rkey of an MR is not acted on: fast-registered MRs,
-    // which it could name, are not offered to the wire yet.
+    // SEND_WITH_INV invalidates a type 2 memory window bound through this QP or a
+    // fast-registered MR of its PD, on its last packet and before the PSN and MSN
+    // move (a failed one is not counted in the NAK's MSN). As in rxe, naming any
+    // other MR is an error.
     if let Some(ieth) = pkt.ieth.filter(|_| end) {
         let rkey = ieth.fields().rkey;
-        if mw::is_mw_key(dev, rkey)
-            && mw::invalidate(dev, Some(inner.serial), inner.pd_id, rkey).is_err()
-        {
+        let done = if mw::is_mw_key(dev, rkey) {
+            mw::invalidate(dev, Some(inner.serial), inner.pd_id, rkey)
+        } else {
+            mr::invalidate(dev, inner.pd_id, rkey)
+        };
+        if done.is_err() {
             fail_recv(qp, st, out, psn, WC_REM_INV_REQ_ERR);
             return Err(Counter::RcvBadKey);
         }

@@ -83,10 +83,11 @@ pub(crate) struct UdDest {
     pub(crate) pkey_index: u16,
 }
 
-/// A fast-registration request (kernel consumers only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A fast-registration request (kernel consumers only). It holds the MR, so the
+/// request registers the MR it was posted for even if that is deregistered and its
+/// index reused before the request runs.
 pub(crate) struct RegArgs {
-    pub(crate) mr_index: u32,
+    pub(crate) mr: crate::mr::RrxeMr,
     pub(crate) key: u32,
     pub(crate) access: u32,
 }
@@ -167,6 +168,9 @@ pub(crate) enum Bad {
     Bind,
     /// A LOCAL_INV named nothing it may invalidate.
     Invalidate,
+    /// A REG_MR broke a rule (the MR is not a free fast MR of the QP's PD, or the
+    /// key changes more than the key byte).
+    Register,
 }
 
 fn u32_at(b: &[u8], off: usize) -> u32 {
@@ -349,7 +353,7 @@ pub(crate) fn from_kernel_send(
         }
         SendWrArgs::Reg { mr, key, access } => {
             w.reg = Some(RegArgs {
-                mr_index: mr.data().index,
+                mr: mr.data().clone(),
                 key,
                 access,
             });
