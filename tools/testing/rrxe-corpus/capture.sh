@@ -1,27 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Regenerates the golden RoCE v2 corpus from real rdma_rxe traffic.
+# Regenerates the golden RoCE v2 corpus from real rdma_rxe traffic, and the same
+# traffic from rrxe for the field-by-field comparison (tests/interop.rs).
 # Host:  scripts/vm run --no-load --timeout 3000 -- tools/testing/rrxe-corpus/capture.sh
+#        scripts/vm run --timeout 3000 -- env CORPUS_DRIVER=rrxe tools/testing/rrxe-corpus/capture.sh
 #        (env CORPUS_FAMILIES=v6 ... for one address family)
 # The pcaps land in the run directory ($RRXE_CACHE/runs/last/corpus/); copy them
-# here with tools/testing/rrxe-corpus/update.sh.
+# here with tools/testing/rrxe-corpus/update.sh. rrxe's are named rrxe-CLASS.pcap.
 #
-# Stock rdma_rxe on both ends of a veth pair (namespaces ca/cb); each traffic
-# class is captured to its own pcap with tcpdump on the veth in ca.
+# Stock rdma_rxe (or rrxe) on both ends of a veth pair (namespaces ca/cb); each
+# traffic class is captured to its own pcap with tcpdump on the veth in ca.
 set -u
 out=/run/rrxe/corpus
 mkdir -p "$out"
 T=${CORPUS_TIMEOUT:-60}
 
-modprobe rdma_rxe || exit 1
+driver=${CORPUS_DRIVER:-rxe}
+case $driver in
+rxe) prefix= ; modprobe rdma_rxe || exit 1 ;;
+rrxe) prefix=rrxe- ; [ -d /sys/module/rrxe ] || exit 1 ;;
+*) echo "CORPUS_DRIVER must be rxe or rrxe"; exit 1 ;;
+esac
 ip netns add ca && ip netns add cb
 ip link add cx0 netns ca type veth peer name cx1 netns cb
 for ns in ca cb; do ip -n $ns link set lo up; done
 ip -n ca addr add 10.7.0.1/24 dev cx0 && ip -n cb addr add 10.7.0.2/24 dev cx1
 ip -n ca addr add fd07::1/64 dev cx0 nodad && ip -n cb addr add fd07::2/64 dev cx1 nodad
 ip -n ca link set cx0 up && ip -n cb link set cx1 up
-ip netns exec ca rdma link add crxe0 type rxe netdev cx0
-ip netns exec cb rdma link add crxe1 type rxe netdev cx1
+ip netns exec ca rdma link add crxe0 type "$driver" netdev cx0
+ip netns exec cb rdma link add crxe1 type "$driver" netdev cx1
 
 # gid_index DEV PREFIX: the RoCE v2 GID whose address starts with PREFIX.
 gid_index() {
@@ -41,7 +48,7 @@ echo "GIDs: v4 $v4a/$v4b v6 $v6a/$v6b"
 
 # run NAME SERVER_CMD CLIENT_CMD (the client gets the server address appended)
 capture() {
-	local name=$1 mtu=$2 srv=$3 cli=$4 addr=$5
+	local name=$prefix$1 mtu=$2 srv=$3 cli=$4 addr=$5
 	ip -n ca link set cx0 mtu "$mtu"; ip -n cb link set cx1 mtu "$mtu"
 	ip netns exec ca tcpdump -i cx0 -U -s 0 -w "$out/$name.pcap" udp port 4791 2>/dev/null &
 	local dump=$!
