@@ -46,7 +46,7 @@ enum Action {
 }
 
 /// Handles a response packet for an RC requester.
-pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     if matches!(
         pkt.bth.opcode(),
         opcode::RC_RDMA_READ_RESPONSE_FIRST
@@ -54,10 +54,10 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
             | opcode::RC_RDMA_READ_RESPONSE_LAST
             | opcode::RC_RDMA_READ_RESPONSE_ONLY
     ) {
-        return read_response(qp, pkt);
+        return read_response(qp, pkt, ip);
     }
     if pkt.bth.opcode() == opcode::RC_ATOMIC_ACKNOWLEDGE {
-        return atomic_ack(qp, pkt);
+        return atomic_ack(qp, pkt, ip);
     }
     if pkt.bth.opcode() != opcode::RC_ACKNOWLEDGE {
         return Err(Counter::RcvUnsupported);
@@ -70,6 +70,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
     let mut ahead = false;
     let action = {
         let mut st = inner.state.lock();
+        crate::resp::from_peer(&st, ip)?;
         if !matches!(
             qp::cur_state(&st),
             QpState::Rts | QpState::Sqd | QpState::Sqe
@@ -269,12 +270,13 @@ fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool) -> Result<(), Counter> {
 
 /// A READ response: placed in the READ's local buffers at its offset. Responses
 /// must come in order; they also acknowledge the WQEs sent before the READ.
-fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let psn = pkt.bth.psn();
     let inner = qp.data();
     let dev = qp.device().data();
     let placed = {
         let mut st = inner.state.lock();
+        crate::resp::from_peer(&st, ip)?;
         let i = answered_wqe(&st, psn, true)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
@@ -296,13 +298,14 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
 
 /// An atomic ACK: the original value goes to the atomic's local buffer (8 bytes,
 /// LOCAL_WRITE checked); it acknowledges the WQEs before the atomic too.
-fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let psn = pkt.bth.psn();
     let orig = pkt.atmack.ok_or(Counter::RcvMalformed)?.orig();
     let inner = qp.data();
     let dev = qp.device().data();
     let placed = {
         let mut st = inner.state.lock();
+        crate::resp::from_peer(&st, ip)?;
         let i = answered_wqe(&st, psn, false)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);

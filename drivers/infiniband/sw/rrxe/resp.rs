@@ -49,8 +49,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let transport = pkt.bth.opcode() >> 5;
     match (qp.data().qp_type, transport) {
         (qpt::UD | qpt::GSI, TRANSPORT_UD) => receive_datagram(qp, pkt, ip),
-        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::comp::receive(qp, pkt),
-        (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => receive_connected(qp, pkt),
+        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::comp::receive(qp, pkt, ip),
+        (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => receive_connected(qp, pkt, ip),
         _ => Err(Counter::RcvWrongTransport),
     }
 }
@@ -206,14 +206,25 @@ struct ReadJob {
 
 /// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
 /// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
-fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>) -> Result<(), Counter> {
+/// rxe's `check_addr`: a connected QP takes packets only from its peer's address
+/// to its own (checked under the QP's lock, which the caller holds anyway).
+pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
+    let av = &st.attr.ah_attr;
+    if ip::addressed(ip, &av.sgid, &av.dgid) {
+        Ok(())
+    } else {
+        Err(Counter::RcvAddrMismatch)
+    }
+}
+
+fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     if pkt.bth.pkey() & 0x7fff != 0x7fff {
         return Err(Counter::RcvBadKey);
     }
     let mut out = Outcome::default();
     let r = {
         let mut st = qp.data().state.lock();
-        connected_locked(qp, &mut st, pkt, &mut out)
+        from_peer(&st, ip).and_then(|()| connected_locked(qp, &mut st, pkt, &mut out))
     };
     if let Some(wc) = out.wc.as_ref() {
         let _ = cq::post(qp.recv_cq(), wc, out.solicited);

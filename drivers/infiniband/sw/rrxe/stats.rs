@@ -21,6 +21,8 @@ pub(crate) enum Counter {
     RcvUnknownQp,
     /// The QP's type does not match the opcode's transport.
     RcvWrongTransport,
+    /// A packet for a connected QP that is not from its peer's address to its own.
+    RcvAddrMismatch,
     /// The QP is not ready to receive.
     RcvQpState,
     /// P_Key or Q_Key mismatch.
@@ -61,7 +63,7 @@ pub(crate) enum Counter {
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 25] = [
+pub(crate) static DESCS: [StatDesc; 26] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -69,6 +71,7 @@ pub(crate) static DESCS: [StatDesc; 25] = [
     StatDesc::new(c"rcv_icrc_err"),
     StatDesc::new(c"rcv_unknown_qp"),
     StatDesc::new(c"rcv_wrong_transport"),
+    StatDesc::new(c"rcv_addr_mismatch"),
     StatDesc::new(c"rcv_qp_state"),
     StatDesc::new(c"rcv_bad_key"),
     StatDesc::new(c"rcv_no_rwqe"),

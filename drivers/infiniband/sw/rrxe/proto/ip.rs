@@ -107,6 +107,22 @@ pub fn gid_to_v4(gid: &[u8; 16]) -> [u8; 4] {
     [gid[12], gid[13], gid[14], gid[15]]
 }
 
+/// Whether the IP header `ip` carries a packet from `peer` to `local` (GIDs,
+/// IPv4-mapped for IPv4): what a connected QP accepts, as rxe's `check_addr`.
+pub fn addressed(ip: &[u8], local: &[u8; 16], peer: &[u8; 16]) -> bool {
+    match ip.first().map(|b| b >> 4) {
+        Some(4) => {
+            ip.len() >= 20
+                && gid_is_v4_mapped(local)
+                && gid_is_v4_mapped(peer)
+                && ip[12..16] == peer[12..]
+                && ip[16..20] == local[12..]
+        }
+        Some(6) => ip.len() >= 40 && ip[8..24] == peer[..] && ip[24..40] == local[..],
+        _ => false,
+    }
+}
+
 /// The GRH rxe places in front of a UD receive: for IPv4, 20 zero bytes and then
 /// the IPv4 header as received; for IPv6, the IPv6 header as received. `None` if
 /// `ip` is neither a 20-byte IPv4 header nor an IPv6 header.

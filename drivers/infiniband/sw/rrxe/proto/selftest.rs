@@ -6,6 +6,7 @@
 
 use super::hdr::{NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_REM_ACC_ERR};
 use super::icrc::{self, Crc32, IcrcError, NetHdr, SoftCrc32, ICRC_SEED};
+use super::ip;
 use super::opcode::{self, Transport};
 use super::packet::{self, HeaderFields, ParseError};
 use super::psn;
@@ -52,6 +53,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("parse_mtu_rules", case_parse_mtu_rules),
     ("parse_atomic_write_length", case_parse_atomic_write_length),
     ("parse_unknown_opcode", case_parse_unknown_opcode),
+    ("packet_addressed", case_packet_addressed),
 ];
 
 /// Runs every case; returns the number that passed and the first failure.
@@ -665,4 +667,49 @@ fn case_parse_unknown_opcode() -> CaseResult {
             }),
         "short BTH",
     )
+}
+
+/// A connected QP's address check: the packet must come from the peer's GID to
+/// the QP's own, in the right family.
+fn case_packet_addressed() -> CaseResult {
+    let v4 = |a: [u8; 4]| {
+        let mut g = [0u8; 16];
+        g[10] = 0xff;
+        g[11] = 0xff;
+        g[12..].copy_from_slice(&a);
+        g
+    };
+    let (local, peer) = (v4([10, 0, 0, 1]), v4([10, 0, 0, 2]));
+    let mut h4 = [0u8; 20];
+    h4[0] = 0x45;
+    h4[12..16].copy_from_slice(&[10, 0, 0, 2]);
+    h4[16..20].copy_from_slice(&[10, 0, 0, 1]);
+    check(ip::addressed(&h4, &local, &peer), "v4 from the peer")?;
+    check(
+        !ip::addressed(&h4, &peer, &local),
+        "v4 with source and destination swapped",
+    )?;
+    h4[15] = 3;
+    check(!ip::addressed(&h4, &local, &peer), "v4 from another host")?;
+    check(
+        !ip::addressed(&h4[..19], &local, &peer),
+        "v4 header too short",
+    )?;
+    let mut l6 = [0u8; 16];
+    let mut p6 = [0u8; 16];
+    (l6[0], l6[1], l6[15]) = (0xfd, 0x00, 1);
+    (p6[0], p6[1], p6[15]) = (0xfd, 0x00, 2);
+    let mut h6 = [0u8; 40];
+    h6[0] = 0x60;
+    h6[8..24].copy_from_slice(&p6);
+    h6[24..40].copy_from_slice(&l6);
+    check(ip::addressed(&h6, &l6, &p6), "v6 from the peer")?;
+    check(
+        !ip::addressed(&h6, &local, &peer),
+        "v6 packet for a v4 path",
+    )?;
+    check(!ip::addressed(&h4, &l6, &p6), "v4 packet for a v6 path")?;
+    h6[39] = 9;
+    check(!ip::addressed(&h6, &l6, &p6), "v6 to another address")?;
+    check(!ip::addressed(&[], &l6, &p6), "no header")
 }

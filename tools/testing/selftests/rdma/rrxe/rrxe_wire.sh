@@ -5,7 +5,7 @@
 # random packets leaves the device working (checked with ibv_ud_pingpong) and
 # the kernel without a KASAN, lockdep or kmemleak report.
 cd "$(dirname "$0")" && . ./lib.sh
-tap_plan 7
+tap_plan 9
 
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -15,7 +15,7 @@ if ! { ip netns add a && ip netns add b &&
 	ip -n a addr add 10.0.0.1/24 dev veth0 && ip -n b addr add 10.0.0.2/24 dev veth1 &&
 	ip -n a link set veth0 up && ip -n b link set veth1 up && ip -n a link set lo up &&
 	$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1; }; then
-	for _ in $(seq 7); do not_ok "set-up failed"; done
+	for _ in $(seq 9); do not_ok "set-up failed"; done
 	exit 1
 fi
 
@@ -38,6 +38,41 @@ counts "a correct packet to a missing QP counts as rcv_unknown_qp" valid rcv_unk
 counts "a flipped ICRC bit counts as rcv_icrc_err" bad-icrc rcv_icrc_err
 counts "a packet shorter than BTH+ICRC counts as rcv_malformed" short rcv_malformed
 counts "a reserved opcode counts as rcv_malformed" bad-opcode rcv_malformed
+
+# A connected QP takes packets only from its peer's address to its own (rxe's
+# check_addr): while an RC pingpong runs between fd00::1 and fd00::2 (IPv6 GIDs;
+# its TCP handshake uses IPv4), RC SENDs to
+# the server's QP from fd00::3, another address of the peer's host, with a valid
+# ICRC, are dropped and counted, and the pingpong's data stays intact.
+$NSB ip addr add fd00::3/64 dev veth1 nodad
+g0=$(gid_index rrxe0 6) g1=$(gid_index rrxe1 6)
+# Enough round trips that the pingpong is still running when the SENDs arrive.
+RC_ITERS=${RRXE_WIRE_RC_ITERS:-1500}
+# Line-buffered, so the addresses can be read while it runs.
+$NSA timeout 120 stdbuf -oL ibv_rc_pingpong -c -d rrxe0 -g "$g0" -s 64 -n "$RC_ITERS" >/tmp/wire-rc.s 2>&1 &
+spid=$!
+wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"
+$NSB timeout 120 ibv_rc_pingpong -c -d rrxe1 -g "$g1" -s 64 -n "$RC_ITERS" 10.0.0.1 >/tmp/wire-rc.c 2>&1 &
+cpid=$!
+before=$(stat_of rrxe0 rcv_addr_mismatch)
+if wait_for 20 grep -q "remote address" /tmp/wire-rc.s &&
+	qpn=$(awk '/local address/ { for (i = 1; i <= NF; i++) if ($i == "QPN") { sub(",", "", $(i + 1)); print $(i + 1) } }' /tmp/wire-rc.s) &&
+	[ -n "$qpn" ]; then
+	$NSB python3 ./wire.py fd00::1 rc-send 5 "$qpn" fd00::3
+	check "RC SENDs from an address that is not the QP's peer count as rcv_addr_mismatch" \
+		wait_for 10 sh -c "[ \$(rdma statistic show link rrxe0/1 | tr ' ' '\n' | grep -A1 -x rcv_addr_mismatch | tail -1) -ge $((before + 5)) ]"
+else
+	not_ok "RC SENDs from an address that is not the QP's peer count as rcv_addr_mismatch # pingpong did not start"
+fi
+wait "$cpid"; crc=$?
+wait "$spid"; src=$?
+if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
+	ok "the RC pingpong beside them completes with its data checked"
+else
+	not_ok "the RC pingpong beside them completes with its data checked # client $crc, server $src"
+	sed 's/^/# /' /tmp/wire-rc.s /tmp/wire-rc.c | tail -n 10
+fi
+diag "$(grep iters /tmp/wire-rc.c)"
 
 before=$(stat_of rrxe0 rcvd_pkts)
 $NSB python3 ./wire.py fd00::1 fuzz 3000

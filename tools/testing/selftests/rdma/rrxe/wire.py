@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sends hand-made RoCE v2 packets to a device's address over UDP/IPv6.
 
-    wire.py ADDR KIND [COUNT]
+    wire.py ADDR KIND [COUNT [QPN SRC]]
 
 KIND is one of:
   valid      UD SEND_ONLY to QPN 0x123456 (no such QP) with a correct ICRC
@@ -10,6 +10,7 @@ KIND is one of:
   short      8 bytes (shorter than a BTH and ICRC)
   bad-opcode a correct-length packet with a reserved opcode
   fuzz       COUNT packets of random length and bytes (seeded, reproducible)
+  rc-send    RC SEND_ONLY to QPN, sent from the local address SRC
 
 The ICRC is computed as rdma_rxe does over IPv6: the masked IPv6 and UDP
 headers and the BTH (resv8a masked), then the rest of the packet.
@@ -49,11 +50,20 @@ def ud_send(qpn, payload):
     return bth + deth + payload + bytes(pad) + bytes(4)
 
 
+def rc_send(qpn, psn, payload):
+    """An RC SEND_ONLY packet with a zeroed ICRC: BTH, payload, pad."""
+    pad = -len(payload) & 3
+    bth = struct.pack("!BBHII", 0x04, pad << 4, 0xFFFF, qpn, psn)
+    return bth + payload + bytes(pad) + bytes(4)
+
+
 def main():
     addr, kind = sys.argv[1], sys.argv[2]
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    qpn = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
+    src = sys.argv[5] if len(sys.argv) > 5 else "::"
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-    s.bind(("::", SPORT))
+    s.bind((src, SPORT))
     s.connect((addr, 4791))
     saddr = socket.inet_pton(socket.AF_INET6, s.getsockname()[0])
     daddr = socket.inet_pton(socket.AF_INET6, addr)
@@ -69,6 +79,9 @@ def main():
         elif kind == "bad-opcode":
             pkt = bytearray(ud_send(0x123456, b"abcd"))
             pkt[0] = 0x1E  # reserved RC opcode
+            pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
+        elif kind == "rc-send":
+            pkt = bytearray(rc_send(qpn, rnd.randrange(1 << 24), b"not from the peer"))
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "fuzz":
             n = rnd.choice([0, 1, 12, 16, 20, 28, 40, 64, 300, 1100])
