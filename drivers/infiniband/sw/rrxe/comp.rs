@@ -94,7 +94,10 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                 }
                 seq_nak = true;
                 match timer::seq_nak(&mut st) {
-                    timer::SeqNak::Resend => Action::Rewind(psn),
+                    timer::SeqNak::Resend => {
+                        st.sq.window.lost();
+                        Action::Rewind(psn)
+                    }
                     timer::SeqNak::Resending => Action::Ack(psn_add(psn, 0x00ff_ffff)),
                     timer::SeqNak::Exhausted => Action::Fail(timer::WC_RETRY_EXC_ERR),
                 }
@@ -112,7 +115,9 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         };
         match action {
             Action::Ack(p) => {
-                if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
+                let newly = psn_diff(psn_add(p, 1), st.sq.comp_psn);
+                if newly > 0 {
+                    st.sq.window.acked(newly as u32);
                     st.sq.comp_psn = psn_add(p, 1);
                     timer::progress(&mut st);
                 } else {
@@ -286,6 +291,10 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
         let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
         let done = psn == w.last_psn;
+        let newly = psn_diff(psn_add(psn, 1), st.sq.comp_psn);
+        if newly > 0 {
+            st.sq.window.acked(newly as u32);
+        }
         st.sq.comp_psn = psn_add(psn, 1);
         timer::progress(&mut st);
         if done {

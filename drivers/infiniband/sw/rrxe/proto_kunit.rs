@@ -12,7 +12,7 @@ mod tests {
     const GROUPS: &[&[&str]] = &[
         &["crc32_", "icrc_"],
         &["opcode_"],
-        &["aeth_", "psn_", "credit_", "rnr_", "retransmit_"],
+        &["aeth_", "psn_", "credit_", "rnr_", "retransmit_", "window_"],
         &["qp_"],
         &["parse_", "build_", "packet_"],
     ];

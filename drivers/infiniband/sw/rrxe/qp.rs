@@ -14,7 +14,10 @@ use crate::{
     cq,
     device::{Rrxe, RrxeDevice},
     params,
-    proto::qp_state::{self, QpState, QpType},
+    proto::{
+        qp_state::{self, QpState, QpType},
+        window::SendWindow,
+    },
     queue::{MmapInfo, Queue},
     wqe::{self, qpt, Bad, SendWqe, SqLimits},
 };
@@ -148,6 +151,8 @@ pub(crate) struct SendQueue {
     pub(crate) noack: u32,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
     pub(crate) rd_outstanding: u32,
+    /// How many PSNs may be outstanding (RC): 128, less after a loss.
+    pub(crate) window: SendWindow,
 }
 
 /// The responder's place in a multi-packet message.
@@ -405,6 +410,7 @@ pub(crate) fn create(
                         sent_psn: 0,
                         noack: 0,
                         rd_outstanding: 0,
+                        window: SendWindow::new(),
                     },
                     rq,
                     resp: RespState::default(),
@@ -935,6 +941,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.req_off = 0;
             st.sq.noack = 0;
             st.sq.rd_outstanding = 0;
+            st.sq.window = SendWindow::new();
             st.resp = RespState::default();
             st.timers.forget();
         }

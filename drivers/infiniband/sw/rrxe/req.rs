@@ -32,8 +32,6 @@ use crate::{
 use core::sync::atomic::Ordering;
 use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 
-/// `RXE_MAX_UNACKED_PSNS`: the RC send window.
-const MAX_UNACKED_PSNS: i32 = 128;
 /// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
 const MAX_PKT_PER_ACK: u32 = 64;
 
@@ -156,7 +154,8 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         Some(Pending::Bad { .. }) if idx == 0 => return Plan::FailHead,
         _ => return Plan::Idle,
     };
-    if rc && (psn_diff(st.sq.psn, st.sq.comp_psn) >= MAX_UNACKED_PSNS || st.timers.rnr_waiting()) {
+    let window = st.sq.window.size() as i32;
+    if rc && (psn_diff(st.sq.psn, st.sq.comp_psn) >= window || st.timers.rnr_waiting()) {
         return Plan::Idle;
     }
     let off = st.sq.req_off;
@@ -270,7 +269,12 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         op::SEND | op::SEND_WITH_IMM | op::SEND_WITH_INV | op::RDMA_WRITE_WITH_IMM
     );
     f.bth.se = last && flags & flag::SOLICITED != 0 && sends_or_write_imm;
-    f.bth.ack_req = rc && (last || st.sq.noack + 1 >= MAX_PKT_PER_ACK);
+    // A packet that fills a reduced window asks for an ACK too, or the requester
+    // would wait for the ACK timeout whenever the window is smaller than the
+    // AckReq interval. A full window keeps rxe's cadence.
+    let fills_window =
+        st.sq.window.reduced() && psn_diff(psn_add(pkt_psn, 1), st.sq.comp_psn) >= window;
+    f.bth.ack_req = rc && (last || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
     let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w

@@ -273,6 +273,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                     st.timers.retry_left -= 1;
                 }
                 comp::rewind(&mut st);
+                st.sq.window.timed_out();
                 st.timers.ack_due = None;
                 st.timers.retrying = true;
                 what = Expired::Resend;

@@ -27,3 +27,4 @@ pub mod packet;
 pub mod psn;
 pub mod qp_state;
 pub mod selftest;
+pub mod window;

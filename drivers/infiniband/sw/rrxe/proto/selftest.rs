@@ -11,6 +11,7 @@ use super::opcode::{self, Transport};
 use super::packet::{self, HeaderFields, ParseError};
 use super::psn;
 use super::qp_state::{attr, modify_is_ok, QpState, QpType};
+use super::window::{SendWindow, MAX_WINDOW, MIN_WINDOW};
 
 /// Result of one case.
 pub type CaseResult = Result<(), &'static str>;
@@ -54,6 +55,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("parse_atomic_write_length", case_parse_atomic_write_length),
     ("parse_unknown_opcode", case_parse_unknown_opcode),
     ("packet_addressed", case_packet_addressed),
+    ("window_halves_and_grows", case_window_halves_and_grows),
 ];
 
 /// Runs every case; returns the number that passed and the first failure.
@@ -712,4 +714,44 @@ fn case_packet_addressed() -> CaseResult {
     h6[39] = 9;
     check(!ip::addressed(&h6, &l6, &p6), "v6 to another address")?;
     check(!ip::addressed(&[], &l6, &p6), "no header")
+}
+
+/// The send window: full until a loss; a NAK halves it, a timeout restarts it from
+/// the minimum; it regrows by one per ACKed packet up to the threshold and by one
+/// per window beyond, never past 128 and never below the minimum.
+fn case_window_halves_and_grows() -> CaseResult {
+    let mut w = SendWindow::new();
+    check(w.size() == MAX_WINDOW && !w.reduced(), "starts full")?;
+    w.acked(1000);
+    check(w.size() == MAX_WINDOW, "never grows past the maximum")?;
+    w.lost();
+    check(w.size() == 64 && w.reduced(), "a NAK halves it")?;
+    w.acked(63);
+    check(
+        w.size() == 64,
+        "above the threshold, less than a window adds nothing",
+    )?;
+    w.acked(1);
+    check(w.size() == 65, "a whole window adds one")?;
+    w.timed_out();
+    check(
+        w.size() == MIN_WINDOW,
+        "a timeout restarts from the minimum",
+    )?;
+    w.acked(30);
+    check(
+        w.size() == 32,
+        "slow start: one per ACKed packet up to the threshold",
+    )?;
+    w.acked(32);
+    check(w.size() == 33, "then one per window")?;
+    for _ in 0..20 {
+        w.lost();
+    }
+    check(w.size() == MIN_WINDOW, "NAKs stop at the minimum")?;
+    w.acked(u32::MAX);
+    check(
+        w.size() == MAX_WINDOW && !w.reduced(),
+        "regrows to the maximum, no further",
+    )
 }
