@@ -341,18 +341,12 @@ impl MrInner {
 
     /// Copies MR memory at `iova` into `dst`.
     fn read(&self, iova: u64, dst: &mut [u8]) -> Result {
-        if let Backing::Fast { .. } = self.backing {
-            return self.copy_fast(iova, dst.len(), |addr, r| {
-                // SAFETY: `addr` is inside a page of the active list: the consumer
-                // mapped it for the device (`ib_map_mr_sg`) and registered it, and the
-                // lock keeps the registration from going away during the copy.
-                unsafe { kernel::rdma::virt_dma::copy_from(addr, &mut dst[r]) }
-            });
-        }
-        let off = self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
         match &self.backing {
-            Backing::User(umem) => umem.copy_from(off, dst),
+            Backing::User(umem) => {
+                umem.copy_from(self.offset_of(iova, dst.len()).ok_or(EFAULT)?, dst)
+            }
             Backing::Dma => {
+                self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
                 // SAFETY: A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user
                 // verb), so only kernel consumers name it, and with virt DMA their
                 // SGE addresses are kernel virtual addresses of memory they mapped
@@ -360,29 +354,33 @@ impl MrInner {
                 unsafe { kernel::rdma::virt_dma::copy_from(iova, dst) };
                 Ok(())
             }
-            Backing::Fast { .. } => Err(EFAULT),
+            Backing::Fast { .. } => self.copy_fast(iova, dst.len(), |addr, r| {
+                // SAFETY: `addr` is inside a page of the active list: the consumer
+                // mapped it for the device (`ib_map_mr_sg`) and registered it, and the
+                // lock keeps the registration from going away during the copy.
+                unsafe { kernel::rdma::virt_dma::copy_from(addr, &mut dst[r]) }
+            }),
         }
     }
 
     /// Copies `src` into MR memory at `iova`.
     fn write(&self, iova: u64, src: &[u8]) -> Result {
-        if let Backing::Fast { .. } = self.backing {
-            return self.copy_fast(iova, src.len(), |addr, r| {
-                // SAFETY: As in `read`; the registration granted the write (checked at
-                // lookup).
-                unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) }
-            });
-        }
-        let off = self.offset_of(iova, src.len()).ok_or(EFAULT)?;
         match &self.backing {
-            Backing::User(umem) => umem.copy_to(off, src),
+            Backing::User(umem) => {
+                umem.copy_to(self.offset_of(iova, src.len()).ok_or(EFAULT)?, src)
+            }
             Backing::Dma => {
+                self.offset_of(iova, src.len()).ok_or(EFAULT)?;
                 // SAFETY: As in `read`; receive buffers are mapped for the device to
                 // write.
                 unsafe { kernel::rdma::virt_dma::copy_to(iova, src) };
                 Ok(())
             }
-            Backing::Fast { .. } => Err(EFAULT),
+            Backing::Fast { .. } => self.copy_fast(iova, src.len(), |addr, r| {
+                // SAFETY: As in `read`; the registration granted the write (checked at
+                // lookup).
+                unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) }
+            }),
         }
     }
 
@@ -405,17 +403,21 @@ impl MrInner {
         Ok(())
     }
 
-    /// Whether a fast MR is registered under `key`, grants `need`, and maps
-    /// `[va, va + len)`. Any other MR answers from its fixed keys and range.
-    fn reachable(&self, key: u32, need: u32, va: u64, len: usize) -> bool {
+    /// Whether `key` names this MR now, with `need` granted and, if `range` is
+    /// given, `[va, va + len)` inside it. A fast MR answers from its registration
+    /// (only while valid); any other from its fixed keys (`lkey` or rkey) and range.
+    fn admits(&self, key: u32, lkey: bool, need: u32, range: Option<(u64, usize)>) -> bool {
         if let Backing::Fast { .. } = self.backing {
             let f = self.map.lock();
             return f.valid
                 && f.key == key
                 && f.access & need == need
-                && f.active.locate(va, len).is_some();
+                && range.is_none_or(|(va, len)| f.active.locate(va, len).is_some());
         }
-        self.access & need == need && self.offset_of(va, len).is_some()
+        let own = if lkey { self.keys.lkey } else { self.keys.rkey };
+        own == key
+            && self.access & need == need
+            && range.is_none_or(|(va, len)| self.offset_of(va, len).is_some())
     }
 }
 
@@ -424,14 +426,7 @@ impl MrInner {
 /// whole key, the PD and the access must match.
 fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<RrxeMr> {
     let mr = dev.mrs.get(lkey >> 8)?;
-    if mr.pd_id != pd_id {
-        return None;
-    }
-    if let Backing::Fast { .. } = mr.backing {
-        let f = mr.map.lock();
-        return (f.valid && f.key == lkey && f.access & need == need).then(|| mr.clone());
-    }
-    (mr.keys.lkey == lkey && mr.access & need == need).then_some(mr)
+    (mr.pd_id == pd_id && mr.admits(lkey, true, need, None)).then_some(mr)
 }
 
 /// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
@@ -475,8 +470,7 @@ pub(crate) fn lookup_remote(
         return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
     }
     let mr = dev.mrs.get(rkey >> 8)?;
-    let fixed_key = matches!(mr.backing, Backing::Fast { .. }) || mr.keys.rkey == rkey;
-    let ok = fixed_key && mr.pd_id == pd_id && mr.reachable(rkey, need, va, len as usize);
+    let ok = mr.pd_id == pd_id && mr.admits(rkey, false, need, Some((va, len as usize)));
     ok.then_some(mr)
 }
 
