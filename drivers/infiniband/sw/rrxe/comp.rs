@@ -115,10 +115,8 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         };
         match action {
             Action::Ack(p) => {
-                let newly = psn_diff(psn_add(p, 1), st.sq.comp_psn);
-                if newly > 0 {
-                    st.sq.window.acked(newly as u32);
-                    st.sq.comp_psn = psn_add(p, 1);
+                if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
+                    acknowledge(&mut st, psn_add(p, 1));
                     timer::progress(&mut st);
                 } else {
                     timer::heard(&mut st);
@@ -273,6 +271,16 @@ fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool) -> Result<(), Counter> {
     Ok(())
 }
 
+/// A response acknowledged every PSN before `next`: the oldest unacknowledged PSN
+/// moves there, and the send window grows by the packets that newly covers.
+fn acknowledge(st: &mut QpState_, next: u32) {
+    let newly = psn_diff(next, st.sq.comp_psn);
+    if newly > 0 {
+        st.sq.window.acked(newly as u32);
+    }
+    st.sq.comp_psn = next;
+}
+
 /// A READ response: placed in the READ's local buffers at its offset. Responses
 /// must come in order; they also acknowledge the WQEs sent before the READ.
 fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
@@ -291,11 +299,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
         let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
         let done = psn == w.last_psn;
-        let newly = psn_diff(psn_add(psn, 1), st.sq.comp_psn);
-        if newly > 0 {
-            st.sq.window.acked(newly as u32);
-        }
-        st.sq.comp_psn = psn_add(psn, 1);
+        acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
         if done {
             st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
@@ -322,7 +326,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
         let ok = SgeCursor::new(dev, inner.pd_id, &w.sgl)
             .write(&orig.to_ne_bytes())
             .is_ok();
-        st.sq.comp_psn = psn_add(psn, 1);
+        acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
         st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
         ok

@@ -204,8 +204,6 @@ struct ReadJob {
     to: Reply,
 }
 
-/// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
-/// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
 /// to its own (checked under the QP's lock, which the caller holds anyway).
 pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
@@ -217,6 +215,8 @@ pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
     }
 }
 
+/// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
+/// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
 fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     if pkt.bth.pkey() & 0x7fff != 0x7fff {
         return Err(Counter::RcvBadKey);

@@ -93,10 +93,6 @@ pub(crate) struct RegArgs {
 }
 
 /// A validated send WQE in kernel memory.
-#[allow(
-    dead_code,
-    reason = "atomics and fast registration come with the data path"
-)]
 pub(crate) struct SendWqe {
     pub(crate) wr_id: u64,
     pub(crate) opcode: u32,
