@@ -17,16 +17,9 @@ use rrxe_proto::packet::{self, ParseError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("RRXE_CORPUS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testing/rrxe-corpus"),
-        PathBuf::from,
-    )
-}
-
 /// All RoCE datagrams of all corpus files, with their file names.
 fn corpus() -> Vec<(String, pcap::RoceDatagram)> {
-    let dir = corpus_dir();
+    let dir = pcap::corpus_dir();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
@@ -58,7 +51,7 @@ struct Counts {
 
 #[test]
 fn corpus_parses_rebuilds_and_verifies() {
-    let dir = corpus_dir();
+    let dir = pcap::corpus_dir();
     let datagrams = corpus();
     // The corpus is committed (tools/testing/rrxe-corpus/capture.sh makes it), so
     // an empty or shrunken corpus is a failure, not a pass.

@@ -24,14 +24,7 @@ mod common;
 use common::pcap;
 use rrxe_proto::{opcode, packet};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("RRXE_CORPUS_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testing/rrxe-corpus"),
-        PathBuf::from,
-    )
-}
+use std::path::Path;
 
 /// What one side of one capture looks like. `bool` keys are the direction: true
 /// for packets from the client (the capture's first address, ending in 1).
@@ -155,7 +148,7 @@ fn side(from_client: bool) -> &'static str {
 
 #[test]
 fn rrxe_traffic_matches_rdma_rxe() {
-    let dir = corpus_dir();
+    let dir = pcap::corpus_dir();
     let mut classes: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -194,7 +187,7 @@ fn rrxe_traffic_matches_rdma_rxe() {
 #[test]
 fn comparison_catches_differences() {
     // The comparison itself: a summary differs from a changed copy of itself.
-    let dir = corpus_dir();
+    let dir = pcap::corpus_dir();
     let s = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));
     assert!(compare("self", &s, &summarize(&dir.join("write_bw-v4-mtu1024.pcap"))).is_empty());
     let mut t = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));

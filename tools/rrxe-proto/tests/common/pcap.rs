@@ -194,3 +194,12 @@ pub fn add_vlan(eth: &[u8], vid: u16) -> Vec<u8> {
     f.extend_from_slice(&eth[12..]);
     f
 }
+
+/// The committed capture corpus (`tools/testing/rrxe-corpus/`), or
+/// `$RRXE_CORPUS_DIR`.
+pub fn corpus_dir() -> std::path::PathBuf {
+    std::env::var_os("RRXE_CORPUS_DIR").map_or_else(
+        || std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testing/rrxe-corpus"),
+        std::path::PathBuf::from,
+    )
+}
