@@ -157,7 +157,12 @@ fn rrxe_traffic_matches_rdma_rxe() {
         .collect();
     classes.sort();
     // Every rdma_rxe class has its rrxe twin: a missing one is a failure.
-    assert!(classes.len() >= 30, "only {} classes in {}", classes.len(), dir.display());
+    assert!(
+        classes.len() >= 30,
+        "only {} classes in {}",
+        classes.len(),
+        dir.display()
+    );
     let mut failures = Vec::new();
     for class in &classes {
         let twin = dir.join(format!("rrxe-{class}.pcap"));
@@ -165,7 +170,10 @@ fn rrxe_traffic_matches_rdma_rxe() {
             failures.push(format!("{class}: no rrxe capture ({})", twin.display()));
             continue;
         }
-        let (a, b) = (summarize(&dir.join(format!("{class}.pcap"))), summarize(&twin));
+        let (a, b) = (
+            summarize(&dir.join(format!("{class}.pcap"))),
+            summarize(&twin),
+        );
         assert!(a.packets > 0 && b.packets > 0, "{class}: an empty capture");
         let bad = compare(class, &a, &b);
         println!(
@@ -189,11 +197,26 @@ fn comparison_catches_differences() {
     // The comparison itself: a summary differs from a changed copy of itself.
     let dir = pcap::corpus_dir();
     let s = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));
-    assert!(compare("self", &s, &summarize(&dir.join("write_bw-v4-mtu1024.pcap"))).is_empty());
+    assert!(compare(
+        "self",
+        &s,
+        &summarize(&dir.join("write_bw-v4-mtu1024.pcap"))
+    )
+    .is_empty());
     let mut t = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));
     let first = *t.shapes.iter().next().unwrap();
     t.shapes.remove(&first);
-    t.shapes.insert((first.0, first.1, first.2, (first.3 + 1) & 3, first.4, first.5, first.6, first.7, first.8));
+    t.shapes.insert((
+        first.0,
+        first.1,
+        first.2,
+        (first.3 + 1) & 3,
+        first.4,
+        first.5,
+        first.6,
+        first.7,
+        first.8,
+    ));
     assert!(!compare("pad", &s, &t).is_empty());
     let mut t = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));
     let acks = t.acks.entry(false).or_default();
