@@ -99,6 +99,32 @@ impl NetDevice {
         }
     }
 
+    /// Adds the Ethernet address `addr` to the device's multicast filter
+    /// (`dev_mc_add`). The filter counts additions: each needs one [`Self::mc_del`].
+    /// `EINVAL` if the device's addresses are not 6 bytes long.
+    pub fn mc_add(&self, addr: &[u8; 6]) -> Result {
+        self.check_eth_addr_len()?;
+        // SAFETY: The device is valid, and `addr` holds the `addr_len` (6) bytes
+        // `dev_mc_add` reads.
+        to_result(unsafe { bindings::dev_mc_add(self.as_raw(), addr.as_ptr()) })
+    }
+
+    /// Undoes one [`Self::mc_add`] of `addr` (`dev_mc_del`).
+    pub fn mc_del(&self, addr: &[u8; 6]) -> Result {
+        self.check_eth_addr_len()?;
+        // SAFETY: As in `mc_add`.
+        to_result(unsafe { bindings::dev_mc_del(self.as_raw(), addr.as_ptr()) })
+    }
+
+    fn check_eth_addr_len(&self) -> Result {
+        // SAFETY: The device is valid by the type invariant.
+        if unsafe { (*self.as_raw()).addr_len } == 6 {
+            Ok(())
+        } else {
+            Err(EINVAL)
+        }
+    }
+
     /// The network namespace the device currently lives in.
     pub fn net(&self) -> &super::namespace::Namespace {
         // SAFETY: A live device always belongs to a live namespace, which outlives

@@ -197,6 +197,13 @@ pub trait Driver: Sized + 'static {
     /// `dealloc_mw`: on success the data is dropped and the MW freed.
     fn dealloc_mw(mw: &Mw<Self>) -> Result;
 
+    /// `attach_mcast`: the UD QP `qp` joins the multicast group `gid`. The core has
+    /// checked that `gid` is a multicast GID and `qp` a UD QP.
+    fn attach_mcast(qp: &Qp<Self>, gid: &[u8; 16]) -> Result;
+
+    /// `detach_mcast`: `qp` leaves the group `gid`.
+    fn detach_mcast(qp: &Qp<Self>, gid: &[u8; 16]) -> Result;
+
     /// Port counters shown by `rdma statistic show link DEV/1`; none if empty.
     const HW_STATS: &'static [StatDesc] = &[];
 
@@ -550,6 +557,8 @@ impl<T: Driver> Device<T> {
         dereg_mr: Some(Ops::<T>::dereg_mr),
         alloc_mw: Some(Ops::<T>::alloc_mw),
         dealloc_mw: Some(Ops::<T>::dealloc_mw),
+        attach_mcast: Some(Ops::<T>::attach_mcast),
+        detach_mcast: Some(Ops::<T>::detach_mcast),
         alloc_hw_port_stats: if T::HW_STATS.is_empty() {
             None
         } else {

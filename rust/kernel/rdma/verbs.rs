@@ -1538,6 +1538,39 @@ impl<T: Driver> Ops<T> {
             Ok(0)
         })
     }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, as described on [`Ops`].
+    pub(crate) unsafe extern "C" fn attach_mcast(
+        qp: *mut bindings::ib_qp,
+        gid: *mut bindings::ib_gid,
+        _lid: u16,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: A created QP, and a GID valid for the call; every bit pattern
+            // of the union is a valid `raw`.
+            let (q, raw) = unsafe { (Qp::<T>::from_raw(qp), (*gid).raw) };
+            T::attach_mcast(q, &raw)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, as described on [`Ops`].
+    pub(crate) unsafe extern "C" fn detach_mcast(
+        qp: *mut bindings::ib_qp,
+        gid: *mut bindings::ib_gid,
+        _lid: u16,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: As in `attach_mcast`.
+            let (q, raw) = unsafe { (Qp::<T>::from_raw(qp), (*gid).raw) };
+            T::detach_mcast(q, &raw)?;
+            Ok(0)
+        })
+    }
 }
 
 /// Writes `v` to user memory at `addr` (e.g. a response address passed in a request).

@@ -5,6 +5,7 @@
 use crate::{
     ah::{self, AhInner, RrxeAh},
     cq::{self, RrxeCq},
+    mcast,
     mr::{self, MrInner, RrxeMr},
     mw::{self, MwInner, RrxeMw},
     net::SocketUse,
@@ -75,6 +76,9 @@ pub(crate) struct RrxeDevice {
     /// Serialises the responder's atomics on this device, as rxe's global lock.
     #[pin]
     pub(crate) atomic_lock: SpinLockIrq<()>,
+    /// Multicast groups and their QPs.
+    #[pin]
+    pub(crate) mcast: mcast::Groups,
     /// This device's share of its namespace's port-4791 sockets.
     _sockets: SocketUse,
 }
@@ -266,6 +270,8 @@ impl rdma::Driver for Rrxe {
     }
 
     fn destroy_qp(q: &Qp<Self>) -> Result {
+        // Before its number can be reused.
+        mcast::detach_all(q);
         qp::destroy(q.device().data(), q)
     }
 
@@ -360,6 +366,14 @@ impl rdma::Driver for Rrxe {
     fn dealloc_mw(m: &Mw<Self>) -> Result {
         mw::dealloc(m.device().data(), m)
     }
+
+    fn attach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        mcast::attach(q, gid)
+    }
+
+    fn detach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        mcast::detach(q, gid)
+    }
 }
 
 /// `rdma link add NAME type rrxe netdev NDEV`.
@@ -391,6 +405,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         unregistering: AtomicBool::new(false),
         stats: Stats::new(),
         atomic_lock <- new_spinlock_irq!(()),
+        mcast <- mcast::Groups::new(),
         _sockets: sockets,
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.

@@ -51,7 +51,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, skb: &mut SkBuff) -> Result<(), Counter> {
     icrc::verify(&KernelCrc, nh, udp, raw).map_err(|_| Counter::RcvIcrcError)?;
     let qpn = pkt.bth.dest_qpn();
     if qpn == MULTICAST_QPN {
-        return Err(Counter::RcvUnsupported);
+        return crate::mcast::deliver(dev, &pkt, ip);
     }
     let guard = rcu::read_lock();
     let qp = dev.qp_rcu(qpn, &guard).ok_or(Counter::RcvUnknownQp)?;

@@ -20,6 +20,7 @@ mod ah;
 mod comp;
 mod cq;
 mod device;
+mod mcast;
 mod mr;
 mod mw;
 mod net;

@@ -123,6 +123,41 @@ pub fn addressed(ip: &[u8], local: &[u8; 16], peer: &[u8; 16]) -> bool {
     }
 }
 
+/// The destination address of the IP header `ip` as a GID (IPv4-mapped for IPv4).
+pub fn dest_gid(ip: &[u8]) -> Option<[u8; 16]> {
+    let mut gid = [0u8; 16];
+    match ip.first().map(|b| b >> 4) {
+        Some(4) => {
+            gid[10] = 0xff;
+            gid[11] = 0xff;
+            gid[12..].copy_from_slice(ip.get(16..20)?);
+        }
+        Some(6) => gid.copy_from_slice(ip.get(24..40)?),
+        _ => return None,
+    }
+    Some(gid)
+}
+
+/// Whether a GID names a multicast group: `ff00::/8`, or IPv4-mapped `224.0.0.0/4`.
+pub fn gid_is_multicast(gid: &[u8; 16]) -> bool {
+    if gid_is_v4_mapped(gid) {
+        gid[12] & 0xf0 == 0xe0
+    } else {
+        gid[0] == 0xff
+    }
+}
+
+/// The Ethernet address frames to the multicast group `gid` are sent to, as the IP
+/// stacks map it (`ip_eth_mc_map`, `ipv6_eth_mc_map`), so the netdev's filter lets
+/// them in. rxe maps IPv4 groups as if they were IPv6 ones.
+pub fn multicast_mac(gid: &[u8; 16]) -> [u8; 6] {
+    if gid_is_v4_mapped(gid) {
+        [0x01, 0x00, 0x5e, gid[13] & 0x7f, gid[14], gid[15]]
+    } else {
+        [0x33, 0x33, gid[12], gid[13], gid[14], gid[15]]
+    }
+}
+
 /// The GRH rxe places in front of a UD receive: for IPv4, 20 zero bytes and then
 /// the IPv4 header as received; for IPv6, the IPv6 header as received. `None` if
 /// `ip` is neither a 20-byte IPv4 header nor an IPv6 header.

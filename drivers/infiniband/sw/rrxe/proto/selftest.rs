@@ -55,6 +55,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("parse_atomic_write_length", case_parse_atomic_write_length),
     ("parse_unknown_opcode", case_parse_unknown_opcode),
     ("packet_addressed", case_packet_addressed),
+    ("packet_multicast_group", case_packet_multicast_group),
     ("window_halves_and_grows", case_window_halves_and_grows),
 ];
 
@@ -714,6 +715,42 @@ fn case_packet_addressed() -> CaseResult {
     h6[39] = 9;
     check(!ip::addressed(&h6, &l6, &p6), "v6 to another address")?;
     check(!ip::addressed(&[], &l6, &p6), "no header")
+}
+
+/// Multicast groups: which GIDs are groups, the MAC their frames go to, and the
+/// group a received packet is addressed to.
+fn case_packet_multicast_group() -> CaseResult {
+    let mut g4 = [0u8; 16];
+    (g4[10], g4[11]) = (0xff, 0xff);
+    g4[12..].copy_from_slice(&[239, 129, 2, 3]);
+    check(ip::gid_is_multicast(&g4), "239.129.2.3 is a group")?;
+    check(
+        ip::multicast_mac(&g4) == [0x01, 0x00, 0x5e, 0x01, 2, 3],
+        "IPv4 group MAC keeps the low 23 bits",
+    )?;
+    let mut u4 = g4;
+    u4[12] = 10;
+    check(!ip::gid_is_multicast(&u4), "10.129.2.3 is not a group")?;
+    let mut g6 = [0u8; 16];
+    (g6[0], g6[1], g6[12], g6[13], g6[14], g6[15]) = (0xff, 0x0e, 0xaa, 0xbb, 0xcc, 0xdd);
+    check(ip::gid_is_multicast(&g6), "ff0e:: is a group")?;
+    check(
+        ip::multicast_mac(&g6) == [0x33, 0x33, 0xaa, 0xbb, 0xcc, 0xdd],
+        "IPv6 group MAC is 33:33 and the low 32 bits",
+    )?;
+    let mut u6 = g6;
+    u6[0] = 0xfe;
+    check(!ip::gid_is_multicast(&u6), "fe0e:: is not a group")?;
+    let mut h4 = [0u8; 20];
+    h4[0] = 0x45;
+    h4[16..20].copy_from_slice(&[239, 129, 2, 3]);
+    check(ip::dest_gid(&h4) == Some(g4), "IPv4 destination as a GID")?;
+    let mut h6 = [0u8; 40];
+    h6[0] = 0x60;
+    h6[24..40].copy_from_slice(&g6);
+    check(ip::dest_gid(&h6) == Some(g6), "IPv6 destination as a GID")?;
+    check(ip::dest_gid(&h4[..19]).is_none(), "IPv4 header too short")?;
+    check(ip::dest_gid(&[0x10; 40]).is_none(), "neither IPv4 nor IPv6")
 }
 
 /// The send window: full until a loss; a NAK halves it, a timeout restarts it from

@@ -8,7 +8,8 @@
 #    (IPv4) and 64 KiB (IPv6); UC and RC with an SRQ at 4 KiB;
 #  - the rdma_cm path: udaddy (UD), ucmatose (RC) and rping -v (SEND, WRITE and
 #    READ, data verified), each way, which also exercises kernel QPs (the CM's
-#    MADs on QP1);
+#    MADs on QP1); mckey (UD multicast: the receiver's QP attaches to the group
+#    and every message must arrive), each way;
 #  - perftest: ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB and
 #    ib_atomic_bw, rrxe0 serving;
 #  - two processes on rrxe0 (loopback), UD and RC;
@@ -17,8 +18,8 @@
 #  - the counters: packets are counted and no ICRC error was seen.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PINGPONG_ITERS:-20}
-# 7 socket/counter checks, 26 runs per peer, 3 loopback runs.
-PLAN=62
+# 7 socket/counter checks, 28 runs per peer, 3 loopback runs.
+PLAN=66
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -106,6 +107,33 @@ rping_run() {
 	rm -f "$out" "$out.s" "$out.c"
 }
 
+# mckey_run NAME RCV_NS SND_NS: a multicast group joined on both sides; the
+# receiver waits for all 10 messages the sender sends to the group.
+mckey_run() {
+	local name="mckey: $1" rns=$2 sns=$3 rip sip out rpid rc group=239.1.2.3
+	[ "$rns" = a ] && rip=10.0.0.1 sip=10.0.0.2 || rip=10.0.0.2 sip=10.0.0.1
+	out=$(mktemp)
+	# Line-buffered, so the receiver's progress shows before it exits.
+	ip netns exec "$rns" timeout 60 stdbuf -oL mckey -m $group -b "$rip" -C 10 >"$out.r" 2>&1 &
+	rpid=$!
+	if ! wait_for 20 grep -q "receiving data transfers" "$out.r"; then
+		kill "$rpid" 2>/dev/null; wait "$rpid"
+		not_ok "$name # receiver did not join"; sed 's/^/# /' "$out.r" | tail -n 5; return
+	fi
+	ip netns exec "$sns" timeout 60 mckey -m $group -b "$sip" -C 10 -s >"$out.s" 2>&1
+	rc=$?
+	wait "$rpid" || rc=1
+	if [ "$rc" = 0 ] && grep -q "data transfers complete" "$out.r" &&
+		grep -q "data transfers complete" "$out.s"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/# receiver: /' "$out.r" | tail -n 5
+		sed 's/^/# sender: /' "$out.s" | tail -n 5
+	fi
+	rm -f "$out" "$out.r" "$out.s"
+}
+
 # perf TOOL PEER SIZE: one perftest run, rrxe0 serving.
 perf() {
 	local name="$1: rrxe0 serves $2, $3 bytes" size=$3 out spid rc
@@ -129,7 +157,7 @@ perf() {
 	rm -f "$out" "$out.s" "$out.c"
 }
 
-# Every pairing with one peer device in netns b: 26 runs.
+# Every pairing with one peer device in netns b: 28 runs.
 pairings() {
 	local peer=$1 mtu
 	mtu=$(ibv_devinfo -d rrxe0 | awk '/active_mtu/ { print $2; exit }')
@@ -147,6 +175,8 @@ pairings() {
 	cm ucmatose "$peer serves rrxe0" b a
 	rping_run "rrxe0 serves $peer" a b
 	rping_run "$peer serves rrxe0" b a
+	mckey_run "rrxe0 receives from $peer" a b
+	mckey_run "$peer receives from rrxe0" b a
 	perf ib_send_bw "$peer" 65536
 	perf ib_write_bw "$peer" 65536
 	perf ib_read_bw "$peer" 65536
