@@ -244,7 +244,9 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
         };
         if psn_diff(w.last_psn, psn) >= 0 {
             let ok = if want_read {
+                // FLUSH and ATOMIC WRITE are answered by one READ response.
                 w.opcode == op::RDMA_READ
+                    || (matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) && w.last_psn == psn)
             } else {
                 matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
                     && w.last_psn == psn
@@ -294,6 +296,11 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
         };
+        if w.opcode != op::RDMA_READ && (!pkt.info.is_only() || !pkt.payload.is_empty()) {
+            // A FLUSH or ATOMIC WRITE is answered by a READ response ONLY without
+            // data.
+            return Err(Counter::RcvMalformed);
+        }
         let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
         let off = psn_diff(psn, w.first_psn) as usize * mtu;
         let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);

@@ -489,7 +489,10 @@ fn wc_opcode(wr_opcode: u32) -> u32 {
         op::ATOMIC_FETCH_AND_ADD => 4,
         op::BIND_MW => 5,
         op::LOCAL_INV => 6,
-        op::REG_MR => 8,
+        op::FLUSH => 8,
+        op::ATOMIC_WRITE => 9,
+        // IB_WC_REG_MR follows IB_WC_ATOMIC_WRITE (there is no uverbs number).
+        op::REG_MR => 10,
         _ => 0,
     }
 }

@@ -18,7 +18,10 @@ use crate::{
     net::{self, Path, SendError},
     params,
     proto::{
-        hdr::{AtomicEthFields, DethFields, IethFields, ImmDtFields, RethFields, BTH_DEF_PKEY},
+        hdr::{
+            AtomicEthFields, DethFields, FethFields, IethFields, ImmDtFields, RethFields,
+            BTH_DEF_PKEY,
+        },
         ip,
         opcode::{self, RequestKind},
         packet::HeaderFields,
@@ -224,7 +227,27 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
                 swap_add: if cmp_swp { w.swap } else { w.compare_add },
                 compare: if cmp_swp { w.compare_add } else { 0 },
             };
-            return response_request(dev, path, sport, &f, 1);
+            return response_request(dev, path, sport, &f, &[], 1);
+        }
+        if rc && matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) {
+            // Answered by one READ response without data; they share READ's
+            // credits, as in rxe.
+            if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
+                return Plan::Idle;
+            }
+            f.bth.ack_req = true;
+            f.reth = RethFields {
+                va: w.remote_addr,
+                rkey: w.rkey,
+                len: length,
+            };
+            if w.opcode == op::FLUSH {
+                f.bth.opcode = opcode::RC_FLUSH;
+                f.feth = FethFields::new(w.flush.0, w.flush.1);
+                return response_request(dev, path, sport, &f, &[], 1);
+            }
+            f.bth.opcode = opcode::RC_ATOMIC_WRITE;
+            return response_request(dev, path, sport, &f, &w.atomic_wr, 1);
         }
         if rc && w.opcode == op::RDMA_READ {
             // One request; the responses take one PSN per path-MTU packet.
@@ -239,7 +262,8 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
                 rkey: w.rkey,
                 len: length - off,
             };
-            return response_request(dev, path, sport, &f, (length - off).div_ceil(mtu).max(1));
+            let span = (length - off).div_ceil(mtu).max(1);
+            return response_request(dev, path, sport, &f, &[], span);
         }
         let n = (length - off).min(mtu);
         let (first, last) = (off == 0, off + n == length);
@@ -309,16 +333,25 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
     }
 }
 
-/// A request answered by data (READ, atomic): one packet without payload whose
-/// answer takes `span` PSNs; it takes one of the max_rd_atomic credits.
+/// A request answered by a response (READ, atomic, FLUSH, ATOMIC WRITE): one
+/// packet, with `payload` (only ATOMIC WRITE has one), whose answer takes `span`
+/// PSNs; it takes one of the max_rd_atomic credits.
 fn response_request(
     dev: &kernel::rdma::Device<Rrxe>,
     path: Path,
     sport: u16,
     f: &HeaderFields,
+    payload: &[u8],
     span: u32,
 ) -> Plan {
-    match net::build(dev, &path, sport, f, 0, |_| Ok(())) {
+    let fill = |out: &mut [u8]| {
+        if out.len() != payload.len() {
+            return Err(SendError::Payload);
+        }
+        out.copy_from_slice(payload);
+        Ok(())
+    };
+    match net::build(dev, &path, sport, f, payload.len(), fill) {
         Ok(skb) => Plan::Packet {
             built: Built {
                 skb,
@@ -477,11 +510,16 @@ pub(crate) fn acked_by(w: &SendWqe, ack_psn: u32) -> bool {
     !needs_response(w) && psn_diff(ack_psn, w.last_psn) >= 0
 }
 
-/// Whether `w` is answered by data (READ responses, an atomic ACK).
+/// Whether `w` is answered by a response (READ responses, an atomic ACK, the
+/// READ response of a FLUSH or ATOMIC WRITE), not by an ACK.
 pub(crate) fn needs_response(w: &SendWqe) -> bool {
     matches!(
         w.opcode,
-        op::RDMA_READ | op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD
+        op::RDMA_READ
+            | op::ATOMIC_CMP_AND_SWP
+            | op::ATOMIC_FETCH_AND_ADD
+            | op::FLUSH
+            | op::ATOMIC_WRITE
     )
 }
 

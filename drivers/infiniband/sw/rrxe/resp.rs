@@ -383,6 +383,11 @@ fn connected_locked(
             dev.stats.inc(Counter::RcvDuplicate);
             return atomic_request(qp, st, pkt, out, true);
         }
+        if d < 0 && matches!(info.opcode, opcode::RC_FLUSH | opcode::RC_ATOMIC_WRITE) {
+            // Answered again, not executed again.
+            dev.stats.inc(Counter::RcvDuplicate);
+            return flush_or_atomic_write(qp, st, pkt, out, true);
+        }
         if d < 0 && info.opcode == opcode::RC_RDMA_READ_REQUEST {
             // A retransmitted READ is answered again, from memory as it is now.
             dev.stats.inc(Counter::RcvDuplicate);
@@ -416,6 +421,9 @@ fn connected_locked(
     }
     if matches!(info.opcode, opcode::RC_COMPARE_SWAP | opcode::RC_FETCH_ADD) {
         return atomic_request(qp, st, pkt, out, false);
+    }
+    if matches!(info.opcode, opcode::RC_FLUSH | opcode::RC_ATOMIC_WRITE) {
+        return flush_or_atomic_write(qp, st, pkt, out, false);
     }
 
     // Opcode sequence and the QP's rights.
@@ -789,5 +797,93 @@ fn atomic_request(
     cache[st.resp.atomic_next % cache.len()] = (psn, orig);
     st.resp.atomic_next += 1;
     out.atomic = Some((rep, orig));
+    Ok(())
+}
+
+/// `IB_FLUSH_*` placement types and the `IB_FLUSH_MR` selectivity level.
+const FLUSH_GLOBAL: u32 = 1;
+const FLUSH_PERSISTENT: u32 = 2;
+const FLUSH_LEVEL_MR: u32 = 1;
+
+/// A FLUSH or an ATOMIC WRITE (IBA 1.5, RC). Both are answered like a READ of no
+/// data, by one READ response ONLY, and a duplicate is answered again without
+/// executing again (oA19-14, oA19-15).
+///
+/// ATOMIC WRITE needs remote write rights and writes its 8 bytes at an aligned
+/// address under the device's atomic lock. FLUSH needs the rights its placement
+/// type names, on the QP and on the MR (range checked unless the whole MR is
+/// flushed); memory here is ordinary memory, so both placement types are a write
+/// barrier (rxe writes back pmem pages for the persistent type).
+fn flush_or_atomic_write(
+    qp: &Qp<Rrxe>,
+    st: &mut QpState_,
+    pkt: &Packet<'_>,
+    out: &mut Outcome,
+    duplicate: bool,
+) -> Result<(), Counter> {
+    let inner = qp.data();
+    let dev = qp.device().data();
+    let psn = pkt.bth.psn();
+    let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
+    let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
+    let to = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let answer = |msn| ReadJob {
+        va,
+        rkey,
+        len: 0,
+        psn,
+        mtu,
+        msn,
+        to,
+    };
+    if duplicate {
+        out.read = Some(answer(st.resp.msn));
+        return Ok(());
+    }
+    let nak = |syndrome| Reply { syndrome, ..to };
+    let (need, range) = match pkt.feth {
+        Some(feth) => {
+            let kind = feth.plt();
+            let mut need = 0;
+            if kind & FLUSH_GLOBAL != 0 {
+                need |= mr::access::FLUSH_GLOBAL;
+            }
+            if kind & FLUSH_PERSISTENT != 0 {
+                need |= mr::access::FLUSH_PERSISTENT;
+            }
+            // Flushing the whole MR: the address only has to be inside it.
+            (need, if feth.sel() == FLUSH_LEVEL_MR { 0 } else { len })
+        }
+        None => (mr::access::REMOTE_WRITE, 8),
+    };
+    let atomic_write = pkt.feth.is_none();
+    let malformed = atomic_write && (va & 7 != 0 || len != 8 || pkt.payload.len() != 8);
+    if st.resp.in_msg.is_some()
+        || st.attr.qp_access_flags & need != need
+        || st.attr.max_dest_rd_atomic == 0
+        || malformed
+    {
+        dev.stats.inc(Counter::SentNakInvalid);
+        out.reply = Some(nak(AETH_NAK_INVALID_REQ));
+        out.fail = true;
+        return Err(Counter::RcvMalformed);
+    }
+    let Some(mr) = mr::lookup_remote(dev, inner.serial, inner.pd_id, rkey, need, va, range) else {
+        dev.stats.inc(Counter::SentNakAccess);
+        out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
+        out.fail = true;
+        return Err(Counter::RcvLocalAccessError);
+    };
+    if atomic_write {
+        let _g = dev.atomic_lock.lock();
+        mr.write_remote(va, pkt.payload)
+            .map_err(|_| Counter::RcvLocalAccessError)?;
+    } else {
+        core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    }
+    st.resp.psn = psn_add(psn, 1);
+    st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+    out.read = Some(answer(st.resp.msn));
     Ok(())
 }

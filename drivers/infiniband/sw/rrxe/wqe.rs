@@ -32,6 +32,9 @@ pub(crate) mod op {
     pub(crate) const LOCAL_INV: u32 = 7;
     pub(crate) const BIND_MW: u32 = 8;
     pub(crate) const SEND_WITH_INV: u32 = 9;
+    /// IBA 1.5 FLUSH and ATOMIC WRITE (RC, user rings only).
+    pub(crate) const FLUSH: u32 = 14;
+    pub(crate) const ATOMIC_WRITE: u32 = 15;
     /// Kernel-only: never accepted from a user ring.
     pub(crate) const REG_MR: u32 = 0x20;
 }
@@ -58,7 +61,7 @@ pub(crate) mod qpt {
 /// provider itself allows, minus what the data path does not implement).
 pub(crate) fn user_opcode_ok(qp_type: u32, opcode: u32) -> bool {
     match qp_type {
-        qpt::RC => matches!(opcode, 0..=op::SEND_WITH_INV),
+        qpt::RC => matches!(opcode, 0..=op::SEND_WITH_INV | op::FLUSH | op::ATOMIC_WRITE),
         qpt::UC => matches!(
             opcode,
             0..=3 | op::LOCAL_INV | op::BIND_MW | op::SEND_WITH_INV
@@ -68,9 +71,11 @@ pub(crate) fn user_opcode_ok(qp_type: u32, opcode: u32) -> bool {
     }
 }
 
-/// Whether the QP type accepts the opcode from a kernel consumer.
+/// Whether the QP type accepts the opcode from a kernel consumer. FLUSH and
+/// ATOMIC WRITE are not offered: the kernel's work request carries no arguments
+/// for them here.
 pub(crate) fn kernel_opcode_ok(qp_type: u32, opcode: u32) -> bool {
-    user_opcode_ok(qp_type, opcode)
+    (user_opcode_ok(qp_type, opcode) && !matches!(opcode, op::FLUSH | op::ATOMIC_WRITE))
         || (opcode == op::REG_MR && qp_type != qpt::UD && qp_type != qpt::GSI)
 }
 
@@ -102,6 +107,10 @@ pub(crate) struct SendWqe {
     pub(crate) rkey: u32,
     pub(crate) compare_add: u64,
     pub(crate) swap: u64,
+    /// ATOMIC WRITE: the 8 bytes to write, as user space laid them out.
+    pub(crate) atomic_wr: [u8; 8],
+    /// FLUSH: the placement type and selectivity level of the FETH.
+    pub(crate) flush: (u8, u8),
     pub(crate) ud: Option<UdDest>,
     pub(crate) reg: Option<RegArgs>,
     pub(crate) bind: Option<BindArgs>,
@@ -131,6 +140,8 @@ impl SendWqe {
             rkey: 0,
             compare_add: 0,
             swap: 0,
+            atomic_wr: [0; 8],
+            flush: (0, 0),
             ud: None,
             reg: None,
             bind: None,
@@ -240,6 +251,24 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
             w.swap = u64_at(slot, 40);
             w.rkey = u32_at(slot, 48);
         }
+        // `wr.rdma`, and the value in `dma.atomic_wr` (208); always 8 bytes.
+        op::ATOMIC_WRITE => {
+            w.remote_addr = u64_at(slot, 24);
+            w.rkey = u32_at(slot, 32);
+            w.atomic_wr = *slot
+                .get(SEND_WQE_HDR..)
+                .and_then(|b| b.first_chunk::<8>())
+                .ok_or(Bad::Length)?;
+            w.length = 8;
+        }
+        // `wr.flush` (remote_addr, length, rkey, type, level); the provider puts
+        // the length in `dma.length` (184).
+        op::FLUSH => {
+            w.remote_addr = u64_at(slot, 24);
+            w.rkey = u32_at(slot, 36);
+            w.flush = (slot[40], slot[41]);
+            w.length = u32_at(slot, 184);
+        }
         op::BIND_MW => {
             w.bind = Some(BindArgs {
                 addr: u64_at(slot, 24),
@@ -268,7 +297,11 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
     // The dma header (offset 184): only num_sge (196) and, for inline data, length
     // (184) are inputs; resid, cur_sge and sge_offset are rebuilt.
     let num_sge = u32_at(slot, 196);
-    let local = matches!(opcode, op::LOCAL_INV | op::BIND_MW);
+    // Local operations, FLUSH and ATOMIC WRITE gather nothing.
+    let local = matches!(
+        opcode,
+        op::LOCAL_INV | op::BIND_MW | op::FLUSH | op::ATOMIC_WRITE
+    );
     if flags & flag::INLINE != 0 && !local && !matches!(opcode, op::RDMA_READ | 5 | 6) {
         let len = u32_at(slot, 184);
         if len > lim.max_inline || SEND_WQE_HDR + len as usize > slot.len() {
