@@ -716,7 +716,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         let (more, err) = {
             let mut st = inner.state.lock();
             match cur_state(&st) {
-                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(()),
+                // Not yet able to send: the post fails, as in rxe.
+                QpState::Reset | QpState::Init | QpState::Rtr => return Err(EINVAL),
                 QpState::Err => (false, true),
                 _ => {
                     let pd_id = inner.pd_id;

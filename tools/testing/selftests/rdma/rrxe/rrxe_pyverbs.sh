@@ -7,7 +7,7 @@
 # fails a module on any regression not listed in pyverbs-gaps.txt.
 cd "$(dirname "$0")" && . ./lib.sh
 
-mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_qp test_srq test_addr test_shared_pd"}
+mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_cq_events test_qp test_qpex test_srq test_addr test_shared_pd test_atomic test_rdmacm"}
 keep=/run/rrxe; [ -d $keep ] || keep=/tmp
 work=/tmp/pyverbs-suite
 rm -rf $work && mkdir -p $work && cp -r /usr/share/doc/rdma-core/tests $work/ && gunzip -f $work/tests/*.gz
