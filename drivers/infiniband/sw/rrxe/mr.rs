@@ -474,6 +474,24 @@ pub(crate) fn lookup_remote(
     ok.then_some(mr)
 }
 
+/// Finds the MR (or window) of an rkey for a FLUSH of the whole MR: rights and PD
+/// as [`lookup_remote`], and no range, since such a FLUSH need not name an address
+/// inside the MR (rxe). A window is still checked at `va`.
+pub(crate) fn lookup_remote_whole(
+    dev: &RrxeDevice,
+    qp_serial: u64,
+    pd_id: u32,
+    rkey: u32,
+    need: u32,
+    va: u64,
+) -> Option<RrxeMr> {
+    if crate::mw::is_mw_key(dev, rkey) {
+        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, 0);
+    }
+    let mr = dev.mrs.get(rkey >> 8)?;
+    (mr.pd_id == pd_id && mr.admits(rkey, false, need, None)).then_some(mr)
+}
+
 impl MrInner {
     /// Copies from `va`, for a remote READ.
     pub(crate) fn read_remote(&self, va: u64, dst: &mut [u8]) -> Result {

@@ -712,12 +712,15 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let mut out = Completions::new(GFP_KERNEL)?;
     // The largest slot (208-byte header, 512 bytes of SGEs or inline data, rounded).
     let mut buf = KVec::from_elem(0u8, 1024, GFP_KERNEL)?;
+    let mut first = true;
     loop {
         let (more, err) = {
             let mut st = inner.state.lock();
             match cur_state(&st) {
-                // Not yet able to send: the post fails, as in rxe.
-                QpState::Reset | QpState::Init | QpState::Rtr => return Err(EINVAL),
+                // Not yet able to send: the post fails, as in rxe. Only before any
+                // WQE was taken: a reset racing a later batch is not the post's error.
+                QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
+                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(()),
                 QpState::Err => (false, true),
                 _ => {
                     let pd_id = inner.pd_id;
@@ -753,6 +756,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         if !more {
             return Ok(());
         }
+        first = false;
     }
 }
 

@@ -230,8 +230,9 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             return response_request(dev, path, sport, &f, &[], 1);
         }
         if rc && matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) {
-            // Answered by one READ response without data; they share READ's
-            // credits, as in rxe.
+            // Answered by one READ response without data. They take a READ credit
+            // too (rxe's check_init_depth does not count them), because the
+            // responder keeps them among its max_dest_rd_atomic resources.
             if st.sq.rd_outstanding >= u32::from(st.attr.max_rd_atomic).max(1) {
                 return Plan::Idle;
             }

@@ -852,10 +852,10 @@ fn flush_or_atomic_write(
             if kind & FLUSH_PERSISTENT != 0 {
                 need |= mr::access::FLUSH_PERSISTENT;
             }
-            // Flushing the whole MR: the address only has to be inside it.
-            (need, if feth.sel() == FLUSH_LEVEL_MR { 0 } else { len })
+            // Flushing the whole MR: no range.
+            (need, (feth.sel() != FLUSH_LEVEL_MR).then_some(len))
         }
-        None => (mr::access::REMOTE_WRITE, 8),
+        None => (mr::access::REMOTE_WRITE, Some(8)),
     };
     let atomic_write = pkt.feth.is_none();
     let malformed = atomic_write && (va & 7 != 0 || len != 8 || pkt.payload.len() != 8);
@@ -869,7 +869,11 @@ fn flush_or_atomic_write(
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
-    let Some(mr) = mr::lookup_remote(dev, inner.serial, inner.pd_id, rkey, need, va, range) else {
+    let found = match range {
+        Some(n) => mr::lookup_remote(dev, inner.serial, inner.pd_id, rkey, need, va, n),
+        None => mr::lookup_remote_whole(dev, inner.serial, inner.pd_id, rkey, need, va),
+    };
+    let Some(mr) = found else {
         dev.stats.inc(Counter::SentNakAccess);
         out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
         out.fail = true;
