@@ -466,12 +466,7 @@ pub(crate) fn lookup_remote(
     va: u64,
     len: u32,
 ) -> Option<RrxeMr> {
-    if crate::mw::is_mw_key(dev, rkey) {
-        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
-    }
-    let mr = dev.mrs.get(rkey >> 8)?;
-    let ok = mr.pd_id == pd_id && mr.admits(rkey, false, need, Some((va, len as usize)));
-    ok.then_some(mr)
+    lookup_remote_in(dev, qp_serial, pd_id, rkey, need, va, Some(len))
 }
 
 /// Finds the MR (or window) of an rkey for a FLUSH of the whole MR: rights and PD
@@ -485,11 +480,26 @@ pub(crate) fn lookup_remote_whole(
     need: u32,
     va: u64,
 ) -> Option<RrxeMr> {
+    lookup_remote_in(dev, qp_serial, pd_id, rkey, need, va, None)
+}
+
+/// [`lookup_remote`] with the MR's range check only if `len` is given.
+fn lookup_remote_in(
+    dev: &RrxeDevice,
+    qp_serial: u64,
+    pd_id: u32,
+    rkey: u32,
+    need: u32,
+    va: u64,
+    len: Option<u32>,
+) -> Option<RrxeMr> {
     if crate::mw::is_mw_key(dev, rkey) {
-        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, 0);
+        let len = len.unwrap_or(0);
+        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
     }
     let mr = dev.mrs.get(rkey >> 8)?;
-    (mr.pd_id == pd_id && mr.admits(rkey, false, need, None)).then_some(mr)
+    let range = len.map(|n| (va, n as usize));
+    (mr.pd_id == pd_id && mr.admits(rkey, false, need, range)).then_some(mr)
 }
 
 impl MrInner {
