@@ -13,17 +13,15 @@
 #    from rrxe0 (mckey's sender does not wait for its sends to complete, and
 #    rdma_rxe sends from a work item: most of its messages are flushed when mckey
 #    destroys the QP, so rdma_rxe cannot be the sender);
-#  - perftest: ib_send_bw, ib_write_bw and ib_read_bw at 64 KiB and
-#    ib_atomic_bw, rrxe0 serving;
 #  - two processes on rrxe0 (loopback), UD and RC;
 #  - the sockets: *:4791 exists while a device does; rdma_rxe cannot take 4791 in
 #    a namespace where rrxe has it; deleting a namespace under a device is clean;
 #  - the counters: packets are counted and no ICRC error was seen.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PINGPONG_ITERS:-20}
-# 7 socket/counter checks, 28 runs with rrxe1 and 27 with rdma_rxe, 3 loopback
-# runs.
-PLAN=65
+# 7 socket/counter checks, 24 runs with rrxe1 and 23 with rdma_rxe, 3 loopback
+# runs. perftest is rrxe_perftest.sh's.
+PLAN=57
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -138,30 +136,7 @@ mckey_run() {
 	rm -f "$out" "$out.r" "$out.s"
 }
 
-# perf TOOL PEER SIZE: one perftest run, rrxe0 serving.
-perf() {
-	local name="$1: rrxe0 serves $2, $3 bytes" size=$3 out spid rc
-	out=$(mktemp)
-	$NSA timeout 120 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -s "$size" -n 20 >"$out.s" 2>&1 &
-	spid=$!
-	if ! wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"; then
-		kill "$spid" 2>/dev/null; wait "$spid"
-		not_ok "$name # server did not start"; return
-	fi
-	$NSB timeout 120 "$1" -d "$2" -x "$(gid_index "$2" 4)" -s "$size" -n 20 10.0.0.1 >"$out.c" 2>&1
-	rc=$?
-	wait "$spid" || rc=1
-	if [ "$rc" = 0 ] && grep -qE "^ *$size +20 " "$out.c"; then
-		ok "$name"
-	else
-		not_ok "$name"
-		sed 's/^/# server: /' "$out.s" | tail -n 5
-		sed 's/^/# client: /' "$out.c" | tail -n 5
-	fi
-	rm -f "$out" "$out.s" "$out.c"
-}
-
-# Every pairing with one peer device in netns b: 28 runs (27 with rdma_rxe).
+# Every pairing with one peer device in netns b: 24 runs (23 with rdma_rxe).
 pairings() {
 	local peer=$1 mtu
 	mtu=$(ibv_devinfo -d rrxe0 | awk '/active_mtu/ { print $2; exit }')
@@ -181,10 +156,6 @@ pairings() {
 	rping_run "$peer serves rrxe0" b a
 	[ "$peer" = rxe1 ] || mckey_run "rrxe0 receives from $peer" a b
 	mckey_run "$peer receives from rrxe0" b a
-	perf ib_send_bw "$peer" 65536
-	perf ib_write_bw "$peer" 65536
-	perf ib_read_bw "$peer" 65536
-	perf ib_atomic_bw "$peer" 8
 }
 
 if ! setup_topology; then

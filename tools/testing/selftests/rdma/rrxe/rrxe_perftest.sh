@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# perftest in the standard topology (netns a: veth0 and rrxe0; netns b: veth1 and
+# the peer), both veths at MTU 9000 so either path MTU fits. Every tool runs once
+# for each pairing, the client (requester) named first: rrxe0 -> rrxe1,
+# rrxe0 -> rdma_rxe's rxe1 and rxe1 -> rrxe0. The size (2 B, 4 KiB, 64 KiB), the
+# path MTU (1024, 4096) and the GID family (IPv4, IPv6) rotate with the pairing,
+# so each tool meets every size, both MTUs and both families once over the three
+# pairings, and each pairing meets all of them across its tools (a full cross
+# product is 252 runs, too many under TCG). A run passes when the client prints
+# its result line for the size and iteration count, and both sides exit 0.
+cd "$(dirname "$0")" && . ./lib.sh
+ITERS=${RRXE_PERFTEST_ITERS:-20}
+TOOLS=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
+SIZES=(2 4096 65536)
+MTUS=(1024 4096)
+FAMILIES=(4 6)
+# 7 tools for each of 3 pairings, 2 checks of the set-up and 1 of the counters.
+PLAN=24
+tap_plan $PLAN
+NSA="ip netns exec a"
+NSB="ip netns exec b"
+
+# perf TOOL CLI_NS CLI_DEV SRV_NS SRV_DEV SIZE MTU FAMILY: one server/client run.
+perf() {
+	local tool=$1 cns=$2 cdev=$3 sns=$4 sdev=$5 size=$6 mtu=$7 fam=$8
+	local name="$1: $3 -> $5, $6 bytes, MTU $7, IPv$8" srv_ip sg cg out spid rc
+	[ "$tool" = ib_atomic_bw ] && size=8 && name="$1: $3 -> $5, MTU $7, IPv$8"
+	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
+	sg=$(gid_index "$sdev" "$fam") && cg=$(gid_index "$cdev" "$fam") || {
+		not_ok "$name # no IPv$fam GID"; return; }
+	out=$(mktemp)
+	ip netns exec "$sns" timeout 120 "$tool" -d "$sdev" -x "$sg" -m "$mtu" -s "$size" \
+		-n "$ITERS" >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_for 20 sh -c "ip netns exec $sns ss -ltn | grep -q ':18515 '"; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		not_ok "$name # server did not start"; sed 's/^/# server: /' "$out.s" | tail -n 5
+		rm -f "$out" "$out.s"; return
+	fi
+	ip netns exec "$cns" timeout 120 "$tool" -d "$cdev" -x "$cg" -m "$mtu" -s "$size" \
+		-n "$ITERS" "$srv_ip" >"$out.c" 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	if [ "$rc" = 0 ] && grep -qE "^ *$size +$ITERS " "$out.c"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/# server: /' "$out.s" | tail -n 5
+		sed 's/^/# client: /' "$out.c" | tail -n 5
+	fi
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# pairing P CLI_NS CLI_DEV SRV_NS SRV_DEV: every tool once, pairing number P
+# choosing the rotation.
+pairing() {
+	local p=$1 t
+	shift
+	for t in "${!TOOLS[@]}"; do
+		perf "${TOOLS[$t]}" "$@" "${SIZES[$(((t + p) % 3))]}" "${MTUS[$(((t + p) % 2))]}" \
+			"${FAMILIES[$(((t + (p + 1) / 2) % 2))]}"
+	done
+}
+
+if ! setup_topology; then
+	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
+	exit 1
+fi
+ip -n a link set veth0 mtu 9000
+ip -n b link set veth1 mtu 9000
+modprobe rdma_rxe 2>/dev/null
+check "rrxe0 and rrxe1 are created" sh -c \
+	"$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1"
+check "rrxe0's active MTU is 4096 on a 9000-byte netdev" sh -c \
+	"ibv_devinfo -d rrxe0 | grep -q 'active_mtu:.*4096'"
+pairing 0 a rrxe0 b rrxe1
+$NSB rdma link del rrxe1
+$NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+pairing 1 a rrxe0 b rxe1
+pairing 2 b rxe1 a rrxe0
+check "rrxe0 saw no ICRC errors" test "$(stat_of rrxe0 rcv_icrc_err)" = 0
+$NSB rdma link del rxe1
+$NSA rdma link del rrxe0
+ip netns del a
+ip netns del b
+tap_done
