@@ -27,7 +27,7 @@ use kernel::{
     prelude::*,
     rdma::{
         device::DeviceRef,
-        verbs::{Pd, Qp, QpAttr, QpCap, QpInitAttr, RecvWr, SendWr, Srq, Wc},
+        verbs::{event, Pd, Qp, QpAttr, QpCap, QpInitAttr, RecvWr, SendWr, Srq, Wc},
         UData,
     },
     sync::{rcu, Arc, SpinLockIrq},
@@ -194,6 +194,8 @@ pub(crate) struct RespState {
     /// The last atomics' PSNs and original values, to answer duplicates.
     pub(crate) atomic_cache: [(u32, u64); 16],
     pub(crate) atomic_next: usize,
+    /// A QP on an SRQ raised `QP_LAST_WQE_REACHED` for its current error state.
+    pub(crate) last_wqe_raised: bool,
 }
 
 pub(crate) struct RecvQueue {
@@ -580,6 +582,19 @@ fn flush_batch(
             );
         }
     }
+    // A receive WQE taken from an SRQ for a message the error cut short belongs
+    // to this QP now: it completes in error too (rxe loses it). One from the RQ
+    // is still in the ring and is flushed below.
+    if matches!(&st.resp.recv, Some(rp) if rp.from_srq) {
+        if !out.room() {
+            return true;
+        }
+        if let Some(rp) = st.resp.recv.take() {
+            let _ = out
+                .recv
+                .push(wc(qp, rp.wr_id, WC_WR_FLUSH_ERR, WC_RECV), GFP_ATOMIC);
+        }
+    }
     if let Some(rq) = st.rq.as_mut() {
         while budget.rq > 0 && matches!(rq.ring.peek_posted(&mut id), Ok(true)) {
             if !out.room() {
@@ -597,23 +612,34 @@ fn flush_batch(
 }
 
 /// Flushes a QP in the error state, batch by batch, dropping the lock in between.
+/// A QP on an SRQ then raises `QP_LAST_WQE_REACHED`, once per error state, as rxe
+/// does: `ib_drain_qp` waits for it (60 s without), and IBA 10.3.1 tells
+/// consumers to wait for it before destroying the QP.
 fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
     let inner = qp.data();
     let mut budget: Option<FlushBudget> = None;
     loop {
-        let more = {
+        let (more, last_wqe) = {
             let mut st = inner.state.lock();
             if cur_state(&st) != QpState::Err {
-                false
+                (false, false)
             } else {
                 let b = budget.get_or_insert_with(|| FlushBudget {
                     sq: st.sq.ring.as_ref().map_or(0, |r| r.posted_count()),
                     rq: st.rq.as_ref().map_or(0, |r| r.ring.posted_count()),
                 });
-                flush_batch(qp, inner.sq_sig_all, &mut st, out, b)
+                let more = flush_batch(qp, inner.sq_sig_all, &mut st, out, b);
+                let last_wqe = !more && inner.srq.is_some() && !st.resp.last_wqe_raised;
+                st.resp.last_wqe_raised |= last_wqe;
+                (more, last_wqe)
             }
         };
         out.post(qp);
+        if last_wqe {
+            // After the flushed completions, so a consumer that polls the CQ on the
+            // event finds them.
+            qp.raise(event::QP_LAST_WQE_REACHED);
+        }
         if !more {
             break;
         }
