@@ -391,6 +391,30 @@ impl<T: Driver> Device<T> {
         Ok((speed, width))
     }
 
+    /// Whether `gid` is a RoCE v2 GID of `port` on `netdev`, in the core's GID
+    /// table (`rdma_find_gid_by_port`). Callable from any context.
+    pub fn has_roce_v2_gid(&self, port: u32, gid: &[u8; 16], netdev: &NetDevice) -> bool {
+        let mut g: bindings::ib_gid = pin_init::zeroed();
+        g.raw = *gid;
+        // SAFETY: The device and netdev are valid and `g` is a complete GID; the
+        // lookup takes the table's lock with interrupts saved.
+        let attr = unsafe {
+            bindings::rdma_find_gid_by_port(
+                self.as_raw(),
+                &g,
+                bindings::ib_gid_type_IB_GID_TYPE_ROCE_UDP_ENCAP,
+                port,
+                netdev.as_raw(),
+            )
+        };
+        if attr.is_null() || crate::error::from_err_ptr(attr.cast_mut()).is_err() {
+            return false;
+        }
+        // SAFETY: A found entry carries a reference, given back here.
+        unsafe { bindings::rdma_put_gid_attr(attr) };
+        true
+    }
+
     /// Tells ULPs about a port state change (`ib_dispatch_event`).
     pub fn dispatch_port_event(&self, port: u32, event: PortEvent) {
         let mut ev: bindings::ib_event = pin_init::zeroed();
