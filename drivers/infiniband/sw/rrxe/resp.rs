@@ -61,6 +61,15 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
     if pkt.bth.pkey() & 0x7fff != 0x7fff {
         return Err(Counter::RcvBadKey);
     }
+    // rxe's `rxe_chk_dgid`: a datagram must be addressed to a GID of the device
+    // or to a group. (A connected QP's packets must be addressed to its own GID:
+    // `from_peer`.) The socket takes anything addressed to the namespace, e.g.
+    // to another interface's address.
+    let dgid = ip::dest_gid(ip).ok_or(Counter::RcvMalformed)?;
+    let dev_ib = qp.device();
+    if !ip::gid_is_multicast(&dgid) && !dev_ib.has_roce_v2_gid(1, &dgid, dev_ib.netdev()) {
+        return Err(Counter::RcvAddrMismatch);
+    }
     let grh = ip::grh_from_ip(ip).ok_or(Counter::RcvMalformed)?;
     let total = pkt.payload.len() + ip::GRH_BYTES;
     let inner = qp.data();

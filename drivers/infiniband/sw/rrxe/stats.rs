@@ -21,7 +21,8 @@ pub(crate) enum Counter {
     RcvUnknownQp,
     /// The QP's type does not match the opcode's transport.
     RcvWrongTransport,
-    /// A packet for a connected QP that is not from its peer's address to its own.
+    /// A packet for a connected QP that is not from its peer's address to its own,
+    /// or a datagram not addressed to one of the device's GIDs or a group.
     RcvAddrMismatch,
     /// The QP is not ready to receive.
     RcvQpState,
