@@ -6,8 +6,10 @@ rrxe or rdma_rxe; the calling script sets up the network and any netem).
 
 Cases (each prints "PASS CASE" or "FAIL CASE" on stdout, details on stderr; the
 exit status is 0 when all passed):
-  transfer MIB  WRITE MIB MiB, then SEND it again into posted receives, in 1 MiB
-                messages; both copies must hash the same as the source.
+  transfer MIB [MTU]
+                WRITE MIB MiB, then SEND it again into posted receives, in 1 MiB
+                messages at path MTU MTU (default 1024); both copies must hash
+                the same as the source.
   rnr           no receive posted: the SEND is RNR NAKed and retried
                 (rnr_retry 7) until a receive is posted 0.5 s later; then it
                 completes and the data arrived.
@@ -24,12 +26,20 @@ exit status is 0 when all passed):
                 deregistering the MR under the bound window fails with EBUSY; a
                 WRITE inside the MR but past the window gets REM_ACCESS_ERR (rrxe
                 only: rdma_rxe checks the MR's range, not the window's).
+  srq_error     DEV_B's QP takes its receives from an SRQ with two posted. A
+                SEND_FIRST that wire.py sends as DEV_A (from the namespace
+                $SENDER_NS, IPv6 GIDs) takes the first; then DEV_B's QP goes to
+                the error state. The taken receive completes with WR_FLUSH_ERR,
+                the other stays in the SRQ, and the QP_LAST_WQE_REACHED event
+                arrives (rrxe only: rdma_rxe loses the taken receive).
 
-Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB]
+Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB [MTU]]
 """
 import errno
 import hashlib
 import os
+import signal
+import subprocess
 import sys
 import time
 
@@ -41,6 +51,7 @@ from pyverbs.mr import MR, MW, MWBindInfo
 from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 MIB = 1 << 20
@@ -48,6 +59,8 @@ DEPTH = 128
 # IB_WC_* statuses.
 WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
 WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR = 12, 13
+PATH_MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
+             2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
 
 
 def log(*a):
@@ -55,18 +68,23 @@ def log(*a):
 
 
 class Side:
-    def __init__(self, dev, gid_index, size, access):
+    def __init__(self, dev, gid_index, size, access, srq=False):
         self.ctx = Context(name=dev)
         self.gid_index = gid_index
         self.gid = self.ctx.query_gid(1, gid_index)
         self.pd = PD(self.ctx)
         self.mr = MR(self.pd, size, access)
         self.cq = CQ(self.ctx, 2 * DEPTH)
-        cap = QPCap(max_send_wr=DEPTH, max_recv_wr=DEPTH, max_send_sge=1, max_recv_sge=1)
-        self.qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                                         cap=cap))
+        self.srq = SRQ(self.pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1))) if srq else None
+        cap = QPCap(max_send_wr=DEPTH, max_recv_wr=0 if srq else DEPTH, max_send_sge=1,
+                    max_recv_sge=0 if srq else 1)
+        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq, cap=cap)
+        if srq:
+            init.srq = self.srq
+        self.qp = QP(self.pd, init)
 
-    def connect(self, peer, timeout=14, retry_cnt=7, rnr_retry=7, min_rnr_timer=14):
+    def connect(self, peer, timeout=14, retry_cnt=7, rnr_retry=7, min_rnr_timer=14,
+                path_mtu=e.IBV_MTU_1024):
         a = QPAttr()
         a.qp_state = e.IBV_QPS_INIT
         a.pkey_index = 0
@@ -77,7 +95,7 @@ class Side:
                        e.IBV_QP_ACCESS_FLAGS)
         a = QPAttr()
         a.qp_state = e.IBV_QPS_RTR
-        a.path_mtu = e.IBV_MTU_1024
+        a.path_mtu = path_mtu
         a.dest_qp_num = peer.qp.qp_num
         a.rq_psn = 0x1234
         a.max_dest_rd_atomic = 1
@@ -245,7 +263,40 @@ def mw_window(a, b):
         mw.close()
 
 
-def run_case(dev_a, gid_a, dev_b, gid_b, case, arg):
+def srq_error(a, b):
+    for wr_id in (1, 2):
+        b.srq.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
+                               sg=[SGE(b.mr.buf + wr_id * 4096, 4096, b.mr.lkey)]))
+    src = str(a.gid)
+    dst = str(b.gid)
+    r = subprocess.run(["ip", "netns", "exec", os.environ["SENDER_NS"], "python3",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"),
+                        dst, "rc-send-first", "1", str(b.qp.qp_num), src, "0x1234"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        log(f"wire.py failed: {r.stderr.strip()}")
+        return False
+    # Until the responder has taken the first receive for the message.
+    time.sleep(1)
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_ERR
+    b.qp.modify(attr, e.IBV_QP_STATE)
+
+    def late(signum, frame):
+        raise TimeoutError("no async event in 20 s")
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(20)
+    try:
+        ev = b.ctx.get_async_event()
+        ev.ack()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    return (expect("async event", ev.event_type, e.IBV_EVENT_QP_LAST_WQE_REACHED) and
+            expect("receive completions", b.poll(2, 2), [(1, WC_WR_FLUSH_ERR)]))
+
+
+def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
     size = (int(arg) if case == "transfer" else 1) * MIB
@@ -253,16 +304,16 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg):
     b_access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE if case == "no_read" else rw
     if case == "mw_window":
         b_access |= e.IBV_ACCESS_MW_BIND
-    b = Side(dev_b, int(gid_b), size, b_access)
+    b = Side(dev_b, int(gid_b), size, b_access, srq=case == "srq_error")
     kw = {}
     if case == "rnr0":
         kw = {"rnr_retry": 0}
     elif case == "retry":
         kw = {"timeout": 12, "retry_cnt": 2}
     elif case == "transfer":
-        kw = {"timeout": 12}
+        kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     a.connect(b, **kw)
-    b.connect(a)
+    b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024))
     if case == "transfer":
         return transfer(a, b, int(arg))
     if case in ("rnr", "rnr0"):
@@ -273,6 +324,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg):
         return remote_error(a, b, case)
     if case == "mw_window":
         return mw_window(a, b)
+    if case == "srq_error":
+        return srq_error(a, b)
     raise ValueError(f"unknown case {case}")
 
 
@@ -282,11 +335,15 @@ def main():
         return 2
     dev_a, gid_a, dev_b, gid_b, cases = sys.argv[1:6]
     arg = sys.argv[6] if len(sys.argv) > 6 else "0"
+    mtu = int(sys.argv[7]) if len(sys.argv) > 7 else 1024
+    if mtu not in PATH_MTUS:
+        print(f"MTU {mtu} is not one of {sorted(PATH_MTUS)}", file=sys.stderr)
+        return 2
     failed = 0
     # Several cases in one process save the interpreter's start-up under TCG.
     for case in cases.split(","):
         try:
-            passed = run_case(dev_a, gid_a, dev_b, gid_b, case, arg)
+            passed = run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu)
         except Exception as ex:  # a verbs error fails this case only
             log(f"{case}: {ex!r}")
             passed = False

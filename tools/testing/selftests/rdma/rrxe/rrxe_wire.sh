@@ -5,7 +5,8 @@
 # random packets leaves the device working (checked with ibv_ud_pingpong) and
 # the kernel without a KASAN, lockdep or kmemleak report.
 cd "$(dirname "$0")" && . ./lib.sh
-tap_plan 9
+PLAN=10
+tap_plan $PLAN
 
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -15,17 +16,18 @@ if ! { ip netns add a && ip netns add b &&
 	ip -n a addr add 10.0.0.1/24 dev veth0 && ip -n b addr add 10.0.0.2/24 dev veth1 &&
 	ip -n a link set veth0 up && ip -n b link set veth1 up && ip -n a link set lo up &&
 	$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1; }; then
-	for _ in $(seq 9); do not_ok "set-up failed"; done
+	for _ in $(seq $PLAN); do not_ok "set-up failed"; done
 	exit 1
 fi
 
 stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
-# counts NAME KIND COUNTER: sending KIND packets from netns b moves COUNTER.
+# counts NAME KIND COUNTER [ADDR]: sending KIND packets from netns b to ADDR
+# (fd00::1) moves COUNTER.
 counts() {
 	local before after
 	before=$(stat_of rrxe0 "$3")
-	$NSB python3 ./wire.py fd00::1 "$2" 5 || { not_ok "$1 # wire.py failed"; return; }
+	$NSB python3 ./wire.py "${4:-fd00::1}" "$2" 5 || { not_ok "$1 # wire.py failed"; return; }
 	if wait_for 10 sh -c "[ \"\$(rdma statistic show link rrxe0/1 | tr ' ' '\n' | grep -A1 -x $3 | tail -1)\" -ge $((before + 5)) ]"; then
 		ok "$1"
 	else
@@ -38,6 +40,13 @@ counts "a correct packet to a missing QP counts as rcv_unknown_qp" valid rcv_unk
 counts "a flipped ICRC bit counts as rcv_icrc_err" bad-icrc rcv_icrc_err
 counts "a packet shorter than BTH+ICRC counts as rcv_malformed" short rcv_malformed
 counts "a reserved opcode counts as rcv_malformed" bad-opcode rcv_malformed
+# A datagram must be addressed to a GID of the device (rxe's rxe_chk_dgid):
+# fd00:1::1 is netns a's, so the socket takes the packet, but it is on lo and so
+# not a GID of rrxe0. Sent to QP1, which always has receives posted.
+$NSA ip addr add fd00:1::1/128 dev lo
+$NSB ip route add fd00:1::/64 via fd00::1
+counts "a MAD to QP1 at an address that is not a GID counts as rcv_addr_mismatch" \
+	gsi rcv_addr_mismatch fd00:1::1
 
 # A connected QP takes packets only from its peer's address to its own (rxe's
 # check_addr): while an RC pingpong runs between fd00::1 and fd00::2 (IPv6 GIDs;

@@ -25,7 +25,7 @@ fi
 
 for t in rrxe_*.sh; do
 	echo "# selftest $t"
-	timeout 1500 "./$t" 2>&1 | sed 's/^/  /'
+	timeout 2400 "./$t" 2>&1 | sed 's/^/  /'
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 done
 exit $rc

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sends hand-made RoCE v2 packets to a device's address over UDP/IPv6.
 
-    wire.py ADDR KIND [COUNT [QPN SRC]]
+    wire.py ADDR KIND [COUNT [QPN SRC [PSN]]]
 
 KIND is one of:
   valid      UD SEND_ONLY to QPN 0x123456 (no such QP) with a correct ICRC
@@ -10,7 +10,11 @@ KIND is one of:
   short      8 bytes (shorter than a BTH and ICRC)
   bad-opcode a correct-length packet with a reserved opcode
   fuzz       COUNT packets of random length and bytes (seeded, reproducible)
+  gsi        UD SEND_ONLY of 256 zero bytes to QP1 with the GSI Q_Key
   rc-send    RC SEND_ONLY to QPN, sent from the local address SRC
+  rc-send-first
+             RC SEND_FIRST with 1024 bytes to QPN at PSN, from SRC: the start
+             of a message whose rest never comes
 
 The ICRC is computed as rdma_rxe does over IPv6: the masked IPv6 and UDP
 headers and the BTH (resv8a masked), then the rest of the packet.
@@ -42,18 +46,19 @@ def icrc(saddr, daddr, pkt):
     return struct.pack("<I", ~crc & 0xFFFFFFFF)
 
 
-def ud_send(qpn, payload):
+def ud_send(qpn, payload, qkey=0x11111111):
     """A UD SEND_ONLY packet with a zeroed ICRC: BTH, DETH, payload, pad."""
     pad = -len(payload) & 3
     bth = struct.pack("!BBHII", 0x64, pad << 4, 0xFFFF, qpn, 0)
-    deth = struct.pack("!II", 0x11111111, 0x000001)
+    deth = struct.pack("!II", qkey, 0x000001)
     return bth + deth + payload + bytes(pad) + bytes(4)
 
 
-def rc_send(qpn, psn, payload):
-    """An RC SEND_ONLY packet with a zeroed ICRC: BTH, payload, pad."""
+def rc_send(qpn, psn, payload, opcode=0x04):
+    """An RC SEND packet (SEND_ONLY unless opcode says otherwise) with a zeroed
+    ICRC: BTH, payload, pad."""
     pad = -len(payload) & 3
-    bth = struct.pack("!BBHII", 0x04, pad << 4, 0xFFFF, qpn, psn)
+    bth = struct.pack("!BBHII", opcode, pad << 4, 0xFFFF, qpn, psn)
     return bth + payload + bytes(pad) + bytes(4)
 
 
@@ -62,6 +67,7 @@ def main():
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     qpn = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
     src = sys.argv[5] if len(sys.argv) > 5 else "::"
+    psn = int(sys.argv[6], 0) if len(sys.argv) > 6 else 0
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind((src, SPORT))
     s.connect((addr, 4791))
@@ -74,6 +80,9 @@ def main():
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
             if kind == "bad-icrc":
                 pkt[-1] ^= 0x40
+        elif kind == "gsi":
+            pkt = bytearray(ud_send(1, bytes(256), qkey=0x80010000))
+            pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "short":
             pkt = bytes(8)
         elif kind == "bad-opcode":
@@ -82,6 +91,9 @@ def main():
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "rc-send":
             pkt = bytearray(rc_send(qpn, rnd.randrange(1 << 24), b"not from the peer"))
+            pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
+        elif kind == "rc-send-first":
+            pkt = bytearray(rc_send(qpn, psn, bytes(1024), opcode=0x00))
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "fuzz":
             n = rnd.choice([0, 1, 12, 16, 20, 28, 40, 64, 300, 1100])
