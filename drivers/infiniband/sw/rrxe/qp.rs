@@ -15,6 +15,7 @@ use crate::{
     device::{Rrxe, RrxeDevice},
     params,
     proto::{
+        psn::{psn_add, psn_diff},
         qp_state::{self, QpState, QpType},
         window::SendWindow,
     },
@@ -506,20 +507,30 @@ pub(crate) fn cur_state(st: &QpState_) -> QpState {
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
 fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
-    let (wr_id, opcode, signaled, len) = match st.sq.pending.pop_front()? {
+    let (wr_id, opcode, signaled, len, end) = match st.sq.pending.pop_front()? {
         Pending::Wqe(w) => (
             w.wr_id,
             wc_opcode(w.opcode),
             w.flags & wqe::flag::SIGNALED != 0,
             w.length,
+            w.sent_all.then(|| psn_add(w.last_psn, 1)),
         ),
-        Pending::Bad { wr_id, .. } => (wr_id, 0, true, 0),
+        Pending::Bad { wr_id, .. } => (wr_id, 0, true, 0, None),
         Pending::Taken => return None,
     };
     if st.sq.req_idx > 0 {
         st.sq.req_idx -= 1;
     } else {
+        // The WQE under the requester's place completed: all of it went out before
+        // a rewind, and its answer came after (the old READ responses of a READ
+        // timed out into). The requester moves past it, or it would send the next
+        // WQE with PSNs from inside this one.
         st.sq.req_off = 0;
+        if let Some(next) = end {
+            if psn_diff(next, st.sq.psn) > 0 {
+                st.sq.psn = next;
+            }
+        }
     }
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
