@@ -265,7 +265,7 @@ impl WorkItem for QpInner {
 /// Runs the QP's requester (and its timers) later, from its work item. Already
 /// queued is fine: that run sees everything queued so far.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
-    let _ = workqueue::system().enqueue(inner.clone());
+    let _ = workqueue::system_percpu().enqueue(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.
