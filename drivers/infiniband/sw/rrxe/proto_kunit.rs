@@ -15,6 +15,7 @@ mod tests {
         &["aeth_", "psn_", "credit_", "rnr_", "retransmit_", "window_"],
         &["qp_"],
         &["parse_", "build_", "packet_"],
+        &["answers_"],
     ];
 
     /// Runs every case of `group`; returns how many failed, after logging each.
@@ -55,6 +56,11 @@ mod tests {
     #[test]
     fn parser() {
         assert_eq!(run_group(4), 0);
+    }
+
+    #[test]
+    fn responder_answers() {
+        assert_eq!(run_group(5), 0);
     }
 
     #[test]

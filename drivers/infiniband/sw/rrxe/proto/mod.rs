@@ -13,12 +13,14 @@
 //! - [`ip`]: the IP/UDP headers around a packet and the UDP source port.
 //! - [`psn`]: PSN/MSN arithmetic and IBTA timer/credit tables.
 //! - [`qp_state`]: modify-QP transition rules (`ib_modify_qp_is_ok`).
+//! - [`answers`]: the RC responder's queue of answers, cut into packets.
 //! - [`selftest`]: self-contained test cases shared by `cargo test` and KUnit.
 
 // The driver uses only part of this API and includes the tree as a private module,
 // so unused items and `pub` visibility would otherwise warn in the kernel build.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod answers;
 pub mod hdr;
 pub mod icrc;
 pub mod ip;

@@ -4,7 +4,10 @@
 //! same cases run under `cargo test` on the host and under KUnit in the kernel.
 //! Each case returns `Err` with a short reason on failure.
 
-use super::hdr::{NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_REM_ACC_ERR};
+use super::answers::{Answer, AnswerRing};
+use super::hdr::{
+    NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
+};
 use super::icrc::{self, Crc32, IcrcError, NetHdr, SoftCrc32, ICRC_SEED};
 use super::ip;
 use super::opcode::{self, Transport};
@@ -57,6 +60,13 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("packet_addressed", case_packet_addressed),
     ("packet_multicast_group", case_packet_multicast_group),
     ("window_halves_and_grows", case_window_halves_and_grows),
+    ("answers_read_segments", case_answers_read_segments),
+    (
+        "answers_order_and_ack_merge",
+        case_answers_order_and_ack_merge,
+    ),
+    ("answers_full_and_wrap", case_answers_full_and_wrap),
+    ("answers_drop_read", case_answers_drop_read),
 ];
 
 /// Runs every case; returns the number that passed and the first failure.
@@ -791,4 +801,121 @@ fn case_window_halves_and_grows() -> CaseResult {
         w.size() == MAX_WINDOW && !w.reduced(),
         "regrows to the maximum, no further",
     )
+}
+
+/// A READ is cut at its MTU: opcodes, PSNs, addresses and lengths per packet.
+fn case_answers_read_segments() -> CaseResult {
+    let mut slots = [Answer::default(); 4];
+    let mut r = AnswerRing::new(&mut slots[..]);
+    check(
+        r.push(Answer::read(0xff_ffff, 7, 0x1000, 0x42, 2500, 1024)),
+        "room",
+    )?;
+    let p = r.claim().ok_or("first")?;
+    check(p.opcode == opcode::RC_RDMA_READ_RESPONSE_FIRST, "FIRST")?;
+    check(
+        p.psn == 0xff_ffff && p.msn == 7 && p.rkey == 0x42,
+        "first PSN, MSN, rkey",
+    )?;
+    check(p.va == 0x1000 && p.len == 1024 && !p.last, "first range")?;
+    let p = r.claim().ok_or("middle")?;
+    check(p.opcode == opcode::RC_RDMA_READ_RESPONSE_MIDDLE, "MIDDLE")?;
+    check(
+        p.psn == 0 && p.va == 0x1400 && p.len == 1024,
+        "PSN wraps, range",
+    )?;
+    let p = r.claim().ok_or("last")?;
+    check(p.opcode == opcode::RC_RDMA_READ_RESPONSE_LAST, "LAST")?;
+    check(
+        p.psn == 1 && p.va == 0x1800 && p.len == 452 && p.last,
+        "last range",
+    )?;
+    check(r.claim().is_none() && r.is_empty(), "then nothing")?;
+    // A zero-length READ (or FLUSH, ATOMIC WRITE) is one empty ONLY.
+    r.push(Answer::read(9, 8, 0, 0, 0, 4096));
+    let p = r.claim().ok_or("only")?;
+    check(p.opcode == opcode::RC_RDMA_READ_RESPONSE_ONLY, "ONLY")?;
+    check(p.len == 0 && p.last && r.is_empty(), "empty and last")
+}
+
+/// Answers leave in the order queued; a queued ACK is replaced by the next ACK,
+/// never by or over a NAK, READ or atomic ACK.
+fn case_answers_order_and_ack_merge() -> CaseResult {
+    let mut slots = [Answer::default(); 8];
+    let mut r = AnswerRing::new(&mut slots[..]);
+    r.push(Answer::ack(AETH_ACK_UNLIMITED, 5, 1));
+    r.push(Answer::ack(AETH_ACK_UNLIMITED, 6, 2));
+    check(r.len() == 1, "two ACKs merge")?;
+    r.push(Answer::read(7, 3, 0, 1, 100, 1024));
+    r.push(Answer::ack(AETH_ACK_UNLIMITED, 8, 4));
+    r.push(Answer::ack(AETH_NAK_PSN_SEQ_ERROR, 9, 4));
+    r.push(Answer::ack(AETH_ACK_UNLIMITED, 10, 5));
+    r.push(Answer::atomic(11, 6, 0xdead));
+    check(r.len() == 6, "nothing else merges")?;
+    let want = [
+        (opcode::RC_ACKNOWLEDGE, 6, 2),
+        (opcode::RC_RDMA_READ_RESPONSE_ONLY, 7, 3),
+        (opcode::RC_ACKNOWLEDGE, 8, 4),
+        (opcode::RC_ACKNOWLEDGE, 9, 4),
+        (opcode::RC_ACKNOWLEDGE, 10, 5),
+        (opcode::RC_ATOMIC_ACKNOWLEDGE, 11, 6),
+    ];
+    for (op, psn, msn) in want {
+        let p = r.claim().ok_or("an answer is missing")?;
+        check(p.opcode == op && p.psn == psn && p.msn == msn, "order")?;
+        if psn == 9 {
+            check(
+                p.syndrome == AETH_NAK_PSN_SEQ_ERROR,
+                "the NAK keeps its syndrome",
+            )?;
+        }
+        if psn == 11 {
+            check(p.va == 0xdead, "the atomic ACK carries the original value")?;
+        }
+    }
+    check(r.claim().is_none(), "then nothing")
+}
+
+/// A full ring refuses (even an ACK behind a READ); claims make room; the ring
+/// wraps around its storage in order.
+fn case_answers_full_and_wrap() -> CaseResult {
+    let mut slots = [Answer::default(); 3];
+    let mut r = AnswerRing::new(&mut slots[..]);
+    let mut next_in = 0u32;
+    let mut next_out = 0u32;
+    for round in 0..10u32 {
+        while r.push(Answer::read(next_in, next_in, 0, 0, 0, 256)) {
+            next_in += 1;
+        }
+        check(r.len() == 3, "fills to its size")?;
+        check(
+            !r.push(Answer::ack(AETH_ACK_UNLIMITED, 99, 0)),
+            "full refuses an ACK",
+        )?;
+        for _ in 0..=(round % 3) {
+            let p = r.claim().ok_or("claim")?;
+            check(p.psn == next_out, "in order across the wrap")?;
+            next_out += 1;
+        }
+    }
+    r.clear();
+    check(r.is_empty() && r.claim().is_none(), "clear forgets all")
+}
+
+/// A READ whose memory went away is dropped mid-way; the next answer follows.
+fn case_answers_drop_read() -> CaseResult {
+    let mut slots = [Answer::default(); 4];
+    let mut r = AnswerRing::new(&mut slots[..]);
+    r.push(Answer::read(20, 1, 0, 0, 4096, 1024));
+    r.push(Answer::ack(AETH_ACK_UNLIMITED, 24, 2));
+    let p = r.claim().ok_or("first")?;
+    r.drop_read(21);
+    check(r.len() == 2, "another READ's PSN drops nothing")?;
+    r.drop_read(p.first_psn);
+    let p = r.claim().ok_or("the ACK")?;
+    check(
+        p.opcode == opcode::RC_ACKNOWLEDGE && p.psn == 24,
+        "the ACK follows",
+    )?;
+    check(r.is_empty(), "then nothing")
 }

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The RC responder's answers (ACKs, NAKs, READ responses, atomic ACKs), queued in
+//! the order the responder decided them and cut into packets in that order.
+//!
+//! The queue is a ring over storage the caller allocates once (a `KVec` in the
+//! kernel), so queueing never allocates. A queued positive ACK is replaced by the
+//! next one, which says everything the earlier did. A READ is cut at the path MTU
+//! it was decided with, one packet per [`AnswerRing::claim`].
+
+use super::hdr::AETH_ACK_UNLIMITED;
+use super::opcode;
+use super::psn::psn_add;
+use core::ops::DerefMut;
+
+/// What an answer is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    /// An ACK or a NAK (its syndrome says which).
+    #[default]
+    Ack,
+    /// READ responses, or the one empty response to a FLUSH or ATOMIC WRITE.
+    Read,
+    /// An atomic ACK.
+    Atomic,
+}
+
+/// One decided answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub kind: Kind,
+    /// The AETH syndrome (`AETH_ACK_UNLIMITED` for all but NAKs).
+    pub syndrome: u8,
+    /// The PSN of the first packet.
+    pub psn: u32,
+    pub msn: u32,
+    /// READ: the address, rkey and length read, and the path MTU it is cut at.
+    /// Atomic ACK: `va` is the original value.
+    pub va: u64,
+    pub rkey: u32,
+    pub len: u32,
+    pub mtu: u32,
+    /// Packets of it already claimed.
+    sent: u32,
+}
+
+impl Answer {
+    /// An ACK (`syndrome` `AETH_ACK_UNLIMITED`) or a NAK.
+    pub const fn ack(syndrome: u8, psn: u32, msn: u32) -> Self {
+        Self {
+            kind: Kind::Ack,
+            syndrome,
+            psn,
+            msn,
+            va: 0,
+            rkey: 0,
+            len: 0,
+            mtu: 0,
+            sent: 0,
+        }
+    }
+
+    /// The responses to a READ of `len` bytes (0 for a FLUSH or ATOMIC WRITE).
+    pub const fn read(psn: u32, msn: u32, va: u64, rkey: u32, len: u32, mtu: u32) -> Self {
+        Self {
+            kind: Kind::Read,
+            syndrome: AETH_ACK_UNLIMITED,
+            psn,
+            msn,
+            va,
+            rkey,
+            len,
+            mtu,
+            sent: 0,
+        }
+    }
+
+    /// An atomic ACK carrying the original value.
+    pub const fn atomic(psn: u32, msn: u32, orig: u64) -> Self {
+        Self {
+            kind: Kind::Atomic,
+            syndrome: AETH_ACK_UNLIMITED,
+            psn,
+            msn,
+            va: orig,
+            rkey: 0,
+            len: 0,
+            mtu: 0,
+            sent: 0,
+        }
+    }
+
+    /// Packets in this answer: a READ takes one per path MTU, at least one.
+    pub fn packets(&self) -> u32 {
+        match self.kind {
+            // `max(1)`: no divide-by-zero panic path.
+            Kind::Read => self.len.div_ceil(self.mtu.max(1)).max(1),
+            Kind::Ack | Kind::Atomic => 1,
+        }
+    }
+
+    fn is_positive_ack(&self) -> bool {
+        self.kind == Kind::Ack && self.syndrome == AETH_ACK_UNLIMITED
+    }
+}
+
+/// One packet of an answer, to be built and sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnswerPacket {
+    pub opcode: u8,
+    pub psn: u32,
+    pub syndrome: u8,
+    pub msn: u32,
+    /// READ: where the payload is read and how long it is; atomic ACK: `va` is
+    /// the original value.
+    pub va: u64,
+    pub rkey: u32,
+    pub len: u32,
+    /// The first PSN of the answer it belongs to.
+    pub first_psn: u32,
+    /// The answer's last packet.
+    pub last: bool,
+}
+
+/// A fixed ring of answers, oldest first.
+pub struct AnswerRing<S> {
+    slots: S,
+    head: usize,
+    len: usize,
+}
+
+impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
+    /// A ring with room for `slots.len()` answers.
+    pub fn new(slots: S) -> Self {
+        Self {
+            slots,
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Answers queued (a READ counts until its last packet is claimed).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) % self.slots.len().max(1)
+    }
+
+    /// Queues `a`; false if there is no room (the answer is dropped).
+    pub fn push(&mut self, a: Answer) -> bool {
+        if self.len > 0 && a.is_positive_ack() {
+            let last = self.slot(self.len - 1);
+            // A queued answer's packets are not claimed yet unless it is at the
+            // head and a READ, and a READ is not an ACK.
+            if let Some(tail) = self.slots.get_mut(last) {
+                if tail.is_positive_ack() {
+                    *tail = a;
+                    return true;
+                }
+            }
+        }
+        if self.len >= self.slots.len() {
+            return false;
+        }
+        let i = self.slot(self.len);
+        let Some(slot) = self.slots.get_mut(i) else {
+            return false;
+        };
+        *slot = Answer { sent: 0, ..a };
+        self.len += 1;
+        true
+    }
+
+    /// Takes the next packet to send, in order.
+    pub fn claim(&mut self) -> Option<AnswerPacket> {
+        if self.len == 0 {
+            return None;
+        }
+        let head = self.head;
+        let a = self.slots.get_mut(head)?;
+        let index = a.sent;
+        a.sent += 1;
+        let a = *a;
+        let packets = a.packets();
+        let last = index + 1 >= packets;
+        if last {
+            self.pop();
+        }
+        let (opcode, va, len) = match a.kind {
+            Kind::Ack => (opcode::RC_ACKNOWLEDGE, 0, 0),
+            Kind::Atomic => (opcode::RC_ATOMIC_ACKNOWLEDGE, a.va, 0),
+            Kind::Read => {
+                let off = index.saturating_mul(a.mtu);
+                let opcode = match (index == 0, last) {
+                    (true, true) => opcode::RC_RDMA_READ_RESPONSE_ONLY,
+                    (true, false) => opcode::RC_RDMA_READ_RESPONSE_FIRST,
+                    (false, false) => opcode::RC_RDMA_READ_RESPONSE_MIDDLE,
+                    (false, true) => opcode::RC_RDMA_READ_RESPONSE_LAST,
+                };
+                (
+                    opcode,
+                    a.va.wrapping_add(u64::from(off)),
+                    a.len.saturating_sub(off).min(a.mtu),
+                )
+            }
+        };
+        Some(AnswerPacket {
+            opcode,
+            psn: psn_add(a.psn, index),
+            syndrome: a.syndrome,
+            msn: a.msn,
+            va,
+            rkey: a.rkey,
+            len,
+            first_psn: a.psn,
+            last,
+        })
+    }
+
+    fn pop(&mut self) {
+        self.head = self.slot(1);
+        self.len -= 1;
+    }
+
+    /// Drops the rest of the READ that starts at `first_psn`, if it is still at
+    /// the head (its memory went away while it was being sent).
+    pub fn drop_read(&mut self, first_psn: u32) {
+        if self.len == 0 {
+            return;
+        }
+        let at_head = self
+            .slots
+            .get(self.head)
+            .is_some_and(|a| a.kind == Kind::Read && a.psn == first_psn);
+        if at_head {
+            self.pop();
+        }
+    }
+
+    /// Forgets every answer (the QP was reset).
+    pub fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+}
