@@ -209,7 +209,64 @@ pub(crate) struct QpState_ {
     pub(crate) sq: SendQueue,
     pub(crate) rq: Option<RecvQueue>,
     pub(crate) resp: RespState,
+    /// The responder's answers not yet sent (RC), in order.
+    pub(crate) resp_tx: crate::resp_tx::TxQueue,
     pub(crate) timers: crate::timer::Timers,
+}
+
+/// Runs one of a QP's engines on one CPU at a time. Re-entry (loopback, or
+/// another CPU) only asks the running one to look again, so no request is lost
+/// and none is served twice at once.
+pub(crate) struct Runner {
+    running: AtomicBool,
+    again: AtomicBool,
+}
+
+impl Runner {
+    const fn new() -> Self {
+        Self {
+            running: AtomicBool::new(false),
+            again: AtomicBool::new(false),
+        }
+    }
+
+    /// Calls `step` until it returns false (nothing more to do), at most `budget`
+    /// times; at the budget it calls `defer` to go on later, elsewhere.
+    ///
+    /// A caller asks first (`again`) and then tries to become the runner; a
+    /// runner gives up `running` and then looks for a request. With every access
+    /// sequentially consistent, a caller that finds the engine running stored its
+    /// request before the runner's last look. (Asking only after losing the race
+    /// lost the request when the runner finished in between: a WQE posted then
+    /// stayed unsent, and with nothing outstanding no timer came to send it.)
+    pub(crate) fn run(
+        &self,
+        mut budget: u32,
+        mut step: impl FnMut() -> bool,
+        defer: impl FnOnce(),
+    ) {
+        self.again.store(true, Ordering::SeqCst);
+        loop {
+            if self.running.swap(true, Ordering::SeqCst) {
+                // The runner sees the request.
+                return;
+            }
+            while self.again.swap(false, Ordering::SeqCst) {
+                while step() {
+                    budget = budget.saturating_sub(1);
+                    if budget == 0 {
+                        self.running.store(false, Ordering::SeqCst);
+                        defer();
+                        return;
+                    }
+                }
+            }
+            self.running.store(false, Ordering::SeqCst);
+            if !self.again.load(Ordering::SeqCst) {
+                return;
+            }
+        }
+    }
 }
 
 /// The driver's QP.
@@ -224,8 +281,8 @@ pub(crate) struct QpInner {
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
     /// For `send_work`, which finds the QP again through the device. It runs the
-    /// requester for kernel QPs (their posts may come with interrupts off) and
-    /// the loss recovery timers for all.
+    /// requester for kernel QPs (their posts may come with interrupts off), the
+    /// loss recovery timers for all, and whichever engine used up its budget.
     dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,
@@ -233,10 +290,10 @@ pub(crate) struct QpInner {
     #[pin]
     pub(crate) timer: HrTimer<QpInner>,
     pub(crate) timer_queued: AtomicBool,
-    /// The requester is running (on some CPU, or further up this stack), and
-    /// whether it was asked to run again meanwhile.
-    pub(crate) req_running: AtomicBool,
-    pub(crate) req_again: AtomicBool,
+    /// The requester ([`crate::req`]) and the responder's sender
+    /// ([`crate::resp_tx`]): one of each runs at a time.
+    pub(crate) req_runner: Runner,
+    pub(crate) resp_runner: Runner,
     #[pin]
     pub(crate) state: SpinLockIrq<QpState_>,
 }
@@ -257,13 +314,14 @@ impl WorkItem for QpInner {
             if core::ptr::eq(&**qp.data(), &*this) {
                 crate::timer::expire(qp);
                 crate::req::run(qp);
+                crate::resp_tx::run(qp);
             }
         }
     }
 }
 
-/// Runs the QP's requester (and its timers) later, from its work item. Already
-/// queued is fine: that run sees everything queued so far.
+/// Runs the QP's timers, requester and responder's sender later, from its work
+/// item. Already queued is fine: that run sees everything queued so far.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
     let _ = workqueue::system_percpu().enqueue(inner.clone());
 }
@@ -377,6 +435,12 @@ pub(crate) fn create(
         pending.v.reserve(capacity as usize, GFP_KERNEL)?;
     }
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
+    // Only an RC responder answers.
+    let resp_tx = crate::resp_tx::new_queue(if qp_type == qpt::RC {
+        crate::resp_tx::CAPACITY
+    } else {
+        0
+    })?;
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let serial = pd
@@ -397,8 +461,8 @@ pub(crate) fn create(
                 send_work <- new_work!("rrxe_qp_send"),
                 timer <- HrTimer::new(),
                 timer_queued: AtomicBool::new(false),
-                req_running: AtomicBool::new(false),
-                req_again: AtomicBool::new(false),
+                req_runner: Runner::new(),
+                resp_runner: Runner::new(),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {
@@ -417,6 +481,7 @@ pub(crate) fn create(
                     },
                     rq,
                     resp: RespState::default(),
+                    resp_tx,
                     timers: Default::default(),
                 }),
             }),
@@ -988,6 +1053,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.rd_outstanding = 0;
             st.sq.window = SendWindow::new();
             st.resp = RespState::default();
+            st.resp_tx.clear();
             st.timers.forget();
         }
         new == QpState::Err

@@ -32,7 +32,6 @@ use crate::{
     timer,
     wqe::{flag, op, qpt, Bad, SendWqe},
 };
-use core::sync::atomic::Ordering;
 use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 
 /// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
@@ -42,40 +41,13 @@ const MAX_PKT_PER_ACK: u32 = 64;
 /// neither a doorbell syscall nor an ACK's softirq keeps a CPU for one busy QP.
 const RUN_BUDGET: u32 = 256;
 
-/// Sends what the QP has queued. Re-entry (loopback, or another CPU) only asks the
-/// running requester to look again, so there is one requester per QP at a time.
-///
-/// A caller asks first (`req_again`) and then tries to become the runner; a runner
-/// gives up `req_running` and then looks for a request. With every access
-/// sequentially consistent, a caller that finds the requester running stored its
-/// request before the runner's last look, so no request is lost. (Asking only
-/// after losing the race lost the request when the runner finished in between:
-/// a WQE posted then stayed unsent, and with nothing outstanding no timer came to
-/// send it.)
+/// Sends what the QP has queued, one requester per QP at a time
+/// ([`qp::Runner`]).
 pub(crate) fn run(qp: &Qp<Rrxe>) {
     let inner = qp.data();
-    inner.req_again.store(true, Ordering::SeqCst);
-    let mut budget = RUN_BUDGET;
-    loop {
-        if inner.req_running.swap(true, Ordering::SeqCst) {
-            // The runner sees the request.
-            return;
-        }
-        while inner.req_again.swap(false, Ordering::SeqCst) {
-            while step(qp) {
-                budget -= 1;
-                if budget == 0 {
-                    inner.req_running.store(false, Ordering::SeqCst);
-                    qp::defer(inner);
-                    return;
-                }
-            }
-        }
-        inner.req_running.store(false, Ordering::SeqCst);
-        if !inner.req_again.load(Ordering::SeqCst) {
-            return;
-        }
-    }
+    inner
+        .req_runner
+        .run(RUN_BUDGET, || step(qp), || qp::defer(inner));
 }
 
 /// A packet built under the lock, to be sent after it.

@@ -11,22 +11,21 @@ use crate::{
     cq,
     device::Rrxe,
     mr::{self, SgeCursor},
-    mw,
-    net::{self, Path},
-    params,
+    mw, params,
     proto::{
+        answers::Answer,
         hdr::{
-            AethFields, AtomicAckEthFields, BthFields, AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ,
-            AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR, AETH_RNR_NAK, BTH_DEF_PKEY,
-            MASK_24 as PSN_MASK,
+            AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
+            AETH_RNR_NAK, MASK_24 as PSN_MASK,
         },
         ip,
         opcode::{self, Mask},
-        packet::{HeaderFields, Packet},
+        packet::Packet,
         psn::{self, psn_add, psn_diff},
         qp_state::QpState,
     },
     qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
+    resp_tx,
     stats::Counter,
     wqe::{self, qpt},
 };
@@ -175,21 +174,11 @@ const QP_REMOTE_ATOMIC: u32 = 8;
 /// The largest message (`max_msg_sz`).
 const MAX_MSG: u32 = 1 << 31;
 
-/// What the responder answers after dropping the QP lock.
-#[derive(Clone, Copy)]
-struct Reply {
-    syndrome: u8,
-    psn: u32,
-    msn: u32,
-    path: Path,
-    dest_qpn: u32,
-    sport: u16,
-}
-
 /// How a connected request ends, besides the counter of a drop.
 #[derive(Default)]
 struct Outcome {
-    reply: Option<Reply>,
+    /// An ACK or NAK.
+    reply: Option<Answer>,
     wc: Option<Wc>,
     solicited: bool,
     /// The QP fails (RC class C/D errors, local errors).
@@ -197,20 +186,9 @@ struct Outcome {
     /// The SRQ's limit was crossed.
     srq_limit: bool,
     /// READ responses to send.
-    read: Option<ReadJob>,
-    /// An atomic ACK to send: the reply and the original value.
-    atomic: Option<(Reply, u64)>,
-}
-
-/// An RDMA READ to answer: the request's RETH, its PSN and where to send.
-struct ReadJob {
-    va: u64,
-    rkey: u32,
-    len: u32,
-    psn: u32,
-    mtu: u32,
-    msn: u32,
-    to: Reply,
+    read: Option<Answer>,
+    /// An atomic ACK to send.
+    atomic: Option<Answer>,
 }
 
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
@@ -231,9 +209,19 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
         return Err(Counter::RcvBadKey);
     }
     let mut out = Outcome::default();
-    let r = {
+    let (r, answered) = {
         let mut st = qp.data().state.lock();
-        from_peer(&st, ip).and_then(|()| connected_locked(qp, &mut st, pkt, &mut out))
+        let r = from_peer(&st, ip).and_then(|()| connected_locked(qp, &mut st, pkt, &mut out));
+        // In the order decided, which the sender keeps.
+        let mut answered = false;
+        for a in [out.reply.take(), out.read.take(), out.atomic.take()]
+            .into_iter()
+            .flatten()
+        {
+            resp_tx::queue(qp, &mut st.resp_tx, a);
+            answered = true;
+        }
+        (r, answered)
     };
     if let Some(wc) = out.wc.as_ref() {
         let _ = cq::post(qp.recv_cq(), wc, out.solicited);
@@ -243,29 +231,8 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
             srq.raise(event::SRQ_LIMIT_REACHED);
         }
     }
-    if let Some(rep) = out.reply.take() {
-        send_reply(qp, &rep);
-    }
-    if let Some(job) = out.read.take() {
-        send_read_responses(qp, &job);
-    }
-    if let Some((rep, orig)) = out.atomic.take() {
-        let f = HeaderFields {
-            bth: BthFields {
-                opcode: opcode::RC_ATOMIC_ACKNOWLEDGE,
-                pkey: BTH_DEF_PKEY,
-                dest_qpn: rep.dest_qpn,
-                psn: rep.psn,
-                ..BthFields::default()
-            },
-            aeth: AethFields {
-                syndrome: AETH_ACK_UNLIMITED,
-                msn: rep.msn,
-            },
-            atmack: AtomicAckEthFields { orig },
-            ..HeaderFields::default()
-        };
-        let _ = net::send(qp.device(), &rep.path, rep.sport, &f, 0, |_| Ok(()));
+    if answered {
+        resp_tx::run(qp);
     }
     if out.fail {
         qp::fail(qp);
@@ -273,93 +240,9 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
     r
 }
 
-/// Sends the responses of a READ, one per path-MTU of data, reading the memory as
-/// it goes (after the QP lock is dropped: the request was checked under it).
-fn send_read_responses(qp: &Qp<Rrxe>, job: &ReadJob) {
-    let dev = qp.device();
-    let pd_id = qp.data().pd_id;
-    let qp_serial = qp.data().serial;
-    // `max(1)`: no divide-by-zero panic path (objtool rejects one in the perf build).
-    let packets = job.len.div_ceil(job.mtu.max(1)).max(1);
-    let mut off = 0u32;
-    for i in 0..packets {
-        let n = (job.len - off).min(job.mtu);
-        let (first, last) = (i == 0, i + 1 == packets);
-        let opcode = match (first, last) {
-            (true, true) => opcode::RC_RDMA_READ_RESPONSE_ONLY,
-            (true, false) => opcode::RC_RDMA_READ_RESPONSE_FIRST,
-            (false, false) => opcode::RC_RDMA_READ_RESPONSE_MIDDLE,
-            (false, true) => opcode::RC_RDMA_READ_RESPONSE_LAST,
-        };
-        let f = HeaderFields {
-            bth: BthFields {
-                opcode,
-                pkey: BTH_DEF_PKEY,
-                dest_qpn: job.to.dest_qpn,
-                psn: psn_add(job.psn, i),
-                ..BthFields::default()
-            },
-            aeth: AethFields {
-                syndrome: AETH_ACK_UNLIMITED,
-                msn: job.msn,
-            },
-            ..HeaderFields::default()
-        };
-        let va = job.va + u64::from(off);
-        let r = net::send(dev, &job.to.path, job.to.sport, &f, n as usize, |payload| {
-            if n == 0 {
-                return Ok(());
-            }
-            // Looked up again for every packet, so a deregistration in between
-            // stops the transfer instead of reading freed pages.
-            mr::lookup_remote(
-                dev.data(),
-                qp_serial,
-                pd_id,
-                job.rkey,
-                mr::access::REMOTE_READ,
-                va,
-                n,
-            )
-            .ok_or(net::SendError::Payload)?
-            .read_remote(va, payload)
-            .map_err(|_| net::SendError::Payload)
-        });
-        if r.is_err() {
-            return;
-        }
-        off += n;
-    }
-}
-
-/// A reply from `qp`'s responder to its peer, with the current MSN.
-fn reply_to(qp: &Qp<Rrxe>, st: &QpState_, syndrome: u8, psn: u32) -> Option<Reply> {
-    Some(Reply {
-        syndrome,
-        psn,
-        msn: st.resp.msn,
-        path: Path::from_av(&st.attr.ah_attr).ok()?,
-        dest_qpn: st.attr.dest_qp_num,
-        sport: ip::flow_sport(st.attr.ah_attr.flow_label, qp.qp_num(), st.attr.dest_qp_num),
-    })
-}
-
-fn send_reply(qp: &Qp<Rrxe>, rep: &Reply) {
-    let f = HeaderFields {
-        bth: BthFields {
-            opcode: opcode::RC_ACKNOWLEDGE,
-            pkey: BTH_DEF_PKEY,
-            dest_qpn: rep.dest_qpn,
-            psn: rep.psn,
-            ..BthFields::default()
-        },
-        aeth: AethFields {
-            syndrome: rep.syndrome,
-            msn: rep.msn,
-        },
-        ..HeaderFields::default()
-    };
-    let _ = net::send(qp.device(), &rep.path, rep.sport, &f, 0, |_| Ok(()));
+/// An ACK or NAK from the responder, with the current MSN.
+fn reply_to(st: &QpState_, syndrome: u8, psn: u32) -> Answer {
+    Answer::ack(syndrome, psn, st.resp.msn)
 }
 
 fn connected_locked(
@@ -381,7 +264,7 @@ fn connected_locked(
     let psn = pkt.bth.psn();
     let start = info.is_first() || info.is_only();
     let end = info.is_last() || info.is_only();
-    let reply = |st: &QpState_, syndrome: u8, psn: u32| reply_to(qp, st, syndrome, psn);
+    let reply = |st: &QpState_, syndrome: u8, psn: u32| reply_to(st, syndrome, psn);
 
     // PSN.
     let d = psn_diff(psn, st.resp.psn);
@@ -404,13 +287,17 @@ fn connected_locked(
         }
         if d < 0 {
             // A retransmitted request: acknowledge it again (C9-105).
-            out.reply = reply(st, AETH_ACK_UNLIMITED, psn_add(st.resp.psn, PSN_MASK));
+            out.reply = Some(reply(
+                st,
+                AETH_ACK_UNLIMITED,
+                psn_add(st.resp.psn, PSN_MASK),
+            ));
             return Err(Counter::RcvDuplicate);
         }
         if d > 0 {
             if !st.resp.nak_sent {
                 st.resp.nak_sent = true;
-                out.reply = reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn);
+                out.reply = Some(reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn));
             }
             return Err(Counter::RcvOutOfSequence);
         }
@@ -468,7 +355,7 @@ fn connected_locked(
             return Err(Counter::RcvMalformed);
         }
         dev.stats.inc(Counter::SentNakInvalid);
-        out.reply = reply(st, AETH_NAK_INVALID_REQ, psn);
+        out.reply = Some(reply(st, AETH_NAK_INVALID_REQ, psn));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -496,7 +383,7 @@ fn connected_locked(
             None => {
                 if rc {
                     dev.stats.inc(Counter::SentRnrNak);
-                    out.reply = reply(st, AETH_RNR_NAK | st.attr.min_rnr_timer, psn);
+                    out.reply = Some(reply(st, AETH_RNR_NAK | st.attr.min_rnr_timer, psn));
                 } else {
                     st.resp.uc_drop = true;
                 }
@@ -557,7 +444,7 @@ fn connected_locked(
                 return Err(Counter::RcvLocalAccessError);
             }
             dev.stats.inc(Counter::SentNakAccess);
-            out.reply = reply(st, AETH_NAK_REM_ACC_ERR, psn);
+            out.reply = Some(reply(st, AETH_NAK_REM_ACC_ERR, psn));
             out.fail = true;
             return Err(Counter::RcvLocalAccessError);
         }
@@ -615,7 +502,7 @@ fn connected_locked(
         st.resp.in_msg = Some(kind);
     }
     if rc && pkt.bth.ack_req() {
-        out.reply = reply(st, AETH_ACK_UNLIMITED, psn);
+        out.reply = Some(reply(st, AETH_ACK_UNLIMITED, psn));
     }
     Ok(())
 }
@@ -637,7 +524,7 @@ fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
 fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, psn: u32, status: u32) {
     if qp.data().qp_type == qpt::RC {
         qp.device().data().stats.inc(Counter::SentNakInvalid);
-        out.reply = reply_to(qp, st, AETH_NAK_INVALID_REQ, psn);
+        out.reply = Some(reply_to(st, AETH_NAK_INVALID_REQ, psn));
     }
     finish_recv(qp, st, out, status, 0);
     out.fail = true;
@@ -683,8 +570,7 @@ fn read_request(
     let psn = pkt.bth.psn();
     let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
     let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
-    let to = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
-    let nak = |syndrome| Reply { syndrome, ..to };
+    let nak = |syndrome| reply_to(st, syndrome, psn);
     if st.resp.in_msg.is_some()
         || st.attr.qp_access_flags & QP_REMOTE_READ == 0
         || st.attr.max_dest_rd_atomic == 0
@@ -717,15 +603,7 @@ fn read_request(
         st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
     }
-    out.read = Some(ReadJob {
-        va,
-        rkey,
-        len,
-        psn,
-        mtu,
-        msn: st.resp.msn,
-        to,
-    });
+    out.read = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
     Ok(())
 }
 
@@ -744,10 +622,10 @@ fn atomic_request(
     let dev = qp.device().data();
     let psn = pkt.bth.psn();
     let a = pkt.atmeth.ok_or(Counter::RcvMalformed)?;
-    let mut rep = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
+    let nak = |st: &QpState_, syndrome| reply_to(st, syndrome, psn);
     if duplicate {
         match st.resp.atomic_cache.iter().find(|(p, _)| *p == psn) {
-            Some(&(_, orig)) => out.atomic = Some((rep, orig)),
+            Some(&(_, orig)) => out.atomic = Some(Answer::atomic(psn, st.resp.msn, orig)),
             // Too old to be answered again: dropped, as rxe does.
             None => return Err(Counter::RcvDuplicate),
         }
@@ -760,8 +638,7 @@ fn atomic_request(
         || va & 7 != 0
     {
         dev.stats.inc(Counter::SentNakInvalid);
-        rep.syndrome = AETH_NAK_INVALID_REQ;
-        out.reply = Some(rep);
+        out.reply = Some(nak(st, AETH_NAK_INVALID_REQ));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -775,8 +652,7 @@ fn atomic_request(
         8,
     ) else {
         dev.stats.inc(Counter::SentNakAccess);
-        rep.syndrome = AETH_NAK_REM_ACC_ERR;
-        out.reply = Some(rep);
+        out.reply = Some(nak(st, AETH_NAK_REM_ACC_ERR));
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     };
@@ -801,11 +677,10 @@ fn atomic_request(
     };
     st.resp.psn = psn_add(psn, 1);
     st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
-    rep.msn = st.resp.msn;
     let cache = &mut st.resp.atomic_cache;
     cache[st.resp.atomic_next % cache.len()] = (psn, orig);
     st.resp.atomic_next += 1;
-    out.atomic = Some((rep, orig));
+    out.atomic = Some(Answer::atomic(psn, st.resp.msn, orig));
     Ok(())
 }
 
@@ -835,22 +710,13 @@ fn flush_or_atomic_write(
     let psn = pkt.bth.psn();
     let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
     let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
-    let to = reply_to(qp, st, AETH_ACK_UNLIMITED, psn).ok_or(Counter::RcvMalformed)?;
     let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
-    let answer = |msn| ReadJob {
-        va,
-        rkey,
-        len: 0,
-        psn,
-        mtu,
-        msn,
-        to,
-    };
+    let answer = |msn| Answer::read(psn, msn, va, rkey, 0, mtu);
     if duplicate {
         out.read = Some(answer(st.resp.msn));
         return Ok(());
     }
-    let nak = |syndrome| Reply { syndrome, ..to };
+    let nak = |syndrome| reply_to(st, syndrome, psn);
     let (need, range) = match pkt.feth {
         Some(feth) => {
             let kind = feth.plt();

@@ -33,6 +33,7 @@ mod queue;
 mod recv;
 mod req;
 mod resp;
+mod resp_tx;
 mod srq;
 mod stats;
 mod timer;

@@ -61,10 +61,13 @@ pub(crate) enum Counter {
     RetryExceeded,
     /// WQEs failed because RNR NAKs ran out of retries.
     RnrRetryExceeded,
+    /// Responder answers (ACKs, NAKs, READ or atomic responses) dropped because
+    /// the QP had too many unsent; the requester's retry recovers them.
+    RespTxDropped,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 26] = [
+pub(crate) static DESCS: [StatDesc; 27] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -91,6 +94,7 @@ pub(crate) static DESCS: [StatDesc; 26] = [
     StatDesc::new(c"rnr_retries"),
     StatDesc::new(c"retry_exceeded_err"),
     StatDesc::new(c"rnr_retry_exceeded_err"),
+    StatDesc::new(c"resp_tx_dropped"),
 ];
 
 /// The counters of one device.

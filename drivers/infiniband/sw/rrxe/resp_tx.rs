@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The RC responder's sender: ACKs, NAKs, READ responses and atomic ACKs leave in
+//! the order the responder decided them, which is PSN order.
+//!
+//! The responder decides under the QP lock and sends after dropping it (a packet
+//! to the device itself may be received further up this stack). When two requests
+//! arrived on two CPUs, both sent their answers at once: two READs' responses
+//! interleaved, and an ACK could overtake a READ's responses. The requester took
+//! the misordered packets as lost, dropped them and waited for its timer.
+//!
+//! So answers are queued under the lock ([`AnswerRing`], allocated with the QP),
+//! and one sender at a time ([`qp::Runner`]) sends them, claiming one packet per
+//! lock hold. The ring has room for every READ and atomic a requester may have
+//! outstanding (`max_dest_rd_atomic` is at most [`params::MAX_QP_RD_ATOM`]) and
+//! for ACKs and NAKs between them. An answer that finds no room is dropped and
+//! counted, and the requester's retry recovers it, as from a lost packet.
+
+use crate::{
+    device::Rrxe,
+    mr, net,
+    net::Path,
+    params,
+    proto::{
+        answers::{Answer, AnswerRing},
+        hdr::{AethFields, AtomicAckEthFields, BthFields, BTH_DEF_PKEY},
+        ip,
+        packet::HeaderFields,
+    },
+    qp,
+    stats::Counter,
+};
+use kernel::{prelude::*, rdma::verbs::Qp};
+
+/// The queue of an RC QP's responder.
+pub(crate) type TxQueue = AnswerRing<KVec<Answer>>;
+
+/// Answers an RC QP can hold unsent: all the READs and atomics of a requester
+/// at the limit, and 64 ACKs and NAKs between them (adjacent ACKs merge). At 40
+/// bytes an answer, the ring fits an 8 KiB allocation.
+pub(crate) const CAPACITY: usize = params::MAX_QP_RD_ATOM as usize + 64;
+const _: () = assert!(core::mem::size_of::<Answer>() * CAPACITY <= 8192);
+
+/// Packets one run sends before it hands over to the QP's work item, so one busy
+/// QP's READs do not keep a CPU's softirq.
+const RUN_BUDGET: u32 = 256;
+
+/// A queue with room for `capacity` answers (0 for QPs that never answer).
+pub(crate) fn new_queue(capacity: usize) -> Result<TxQueue> {
+    let mut v = KVec::with_capacity(capacity, GFP_KERNEL)?;
+    v.resize(capacity, Answer::default(), GFP_KERNEL)?;
+    Ok(AnswerRing::new(v))
+}
+
+/// Queues an answer of `qp`'s responder (under its lock); [`run`] sends it.
+pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut TxQueue, a: Answer) {
+    if !tx.push(a) {
+        qp.device().data().stats.inc(Counter::RespTxDropped);
+    }
+}
+
+/// Sends what the responder queued.
+pub(crate) fn run(qp: &Qp<Rrxe>) {
+    let inner = qp.data();
+    if inner.qp_type != crate::wqe::qpt::RC {
+        return;
+    }
+    inner
+        .resp_runner
+        .run(RUN_BUDGET, || send_next(qp), || qp::defer(inner));
+}
+
+/// Sends the next queued packet; returns whether there was one.
+fn send_next(qp: &Qp<Rrxe>) -> bool {
+    let inner = qp.data();
+    let (p, path, dest_qpn, sport) = {
+        let mut st = inner.state.lock();
+        let Some(p) = st.resp_tx.claim() else {
+            return false;
+        };
+        let av = &st.attr.ah_attr;
+        let Ok(path) = Path::from_av(av) else {
+            // No route to answer on: as if lost.
+            return true;
+        };
+        let dest_qpn = st.attr.dest_qp_num;
+        let sport = ip::flow_sport(av.flow_label, qp.qp_num(), dest_qpn);
+        (p, path, dest_qpn, sport)
+    };
+    let dev = qp.device();
+    let f = HeaderFields {
+        bth: BthFields {
+            opcode: p.opcode,
+            pkey: BTH_DEF_PKEY,
+            dest_qpn,
+            psn: p.psn,
+            ..BthFields::default()
+        },
+        aeth: AethFields {
+            syndrome: p.syndrome,
+            msn: p.msn,
+        },
+        atmack: AtomicAckEthFields { orig: p.va },
+        ..HeaderFields::default()
+    };
+    let n = p.len;
+    let r = net::send(dev, &path, sport, &f, n as usize, |payload| {
+        if n == 0 {
+            return Ok(());
+        }
+        // Looked up again for every packet, so a deregistration in between
+        // stops the transfer instead of reading freed pages.
+        mr::lookup_remote(
+            dev.data(),
+            inner.serial,
+            inner.pd_id,
+            p.rkey,
+            mr::access::REMOTE_READ,
+            p.va,
+            n,
+        )
+        .ok_or(net::SendError::Payload)?
+        .read_remote(p.va, payload)
+        .map_err(|_| net::SendError::Payload)
+    });
+    if matches!(r, Err(net::SendError::Payload)) && !p.last {
+        inner.state.lock().resp_tx.drop_read(p.first_psn);
+    }
+    true
+}
