@@ -1091,6 +1091,15 @@ pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Res
 pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     // Breaks the timer's reference to the QP; a queued work item finds it gone.
     crate::timer::shut_down(qp.data());
+    // A queued work item can still hold the QP, and drop it last, after the user
+    // context is gone; the rings' mmap entries belong to that context, so they
+    // are freed now (outside the lock: it may sleep). Nothing uses them after
+    // this: the QP is unpublished.
+    let rings = {
+        let mut st = qp.data().state.lock();
+        (st.sq.ring.take(), st.rq.take())
+    };
+    drop(rings);
     dev.qps.remove(qp.qp_num());
     Ok(())
 }

@@ -26,7 +26,9 @@ const LIMIT: u32 = 2;
 const SRQT_BASIC: u32 = 0;
 
 struct SrqState {
-    ring: Queue,
+    /// `None` once the SRQ is destroyed: a destroyed QP's queued work item may
+    /// hold the SRQ longer than the user context its ring is mapped into.
+    ring: Option<Queue>,
     limit: u32,
 }
 
@@ -104,7 +106,10 @@ pub(crate) fn create(
             pin_init!(SrqInner {
                 num,
                 max_sge,
-                state <- new_spinlock_irq!(SrqState { ring, limit }),
+                state <- new_spinlock_irq!(SrqState {
+                    ring: Some(ring),
+                    limit
+                }),
             }),
             GFP_KERNEL,
         )
@@ -154,9 +159,9 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
             if limit > new.layout().capacity() {
                 return Err(EINVAL);
             }
-            st.ring
-                .move_entries(&mut new, false, elem_size(inner.max_sge))?;
-            core::mem::swap(&mut st.ring, &mut new);
+            let ring = st.ring.as_mut().ok_or(EINVAL)?;
+            ring.move_entries(&mut new, false, elem_size(inner.max_sge))?;
+            core::mem::swap(ring, &mut new);
             st.limit = limit;
         }
         // The old ring is freed here, outside the lock (it may sleep).
@@ -164,7 +169,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         return Ok(());
     }
     let mut st = inner.state.lock();
-    if a.srq_limit > st.ring.layout().capacity() {
+    if a.srq_limit > st.ring.as_ref().ok_or(EINVAL)?.layout().capacity() {
         return Err(EINVAL);
     }
     st.limit = a.srq_limit;
@@ -175,7 +180,7 @@ pub(crate) fn query(srq: &Srq<Rrxe>) -> Result<SrqAttr> {
     let inner = srq.data();
     let st = inner.state.lock();
     Ok(SrqAttr {
-        max_wr: st.ring.layout().capacity(),
+        max_wr: st.ring.as_ref().ok_or(EINVAL)?.layout().capacity(),
         max_sge: inner.max_sge,
         srq_limit: st.limit,
     })
@@ -189,7 +194,13 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
     let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
     let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
     wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
-    inner.state.lock().ring.post(&buf[..n])
+    inner
+        .state
+        .lock()
+        .ring
+        .as_mut()
+        .ok_or(EINVAL)?
+        .post(&buf[..n])
 }
 
 impl SrqInner {
@@ -197,16 +208,18 @@ impl SrqInner {
     /// The flag says the armed limit was crossed (and is now disarmed): the caller
     /// raises `IB_EVENT_SRQ_LIMIT_REACHED` once it holds no lock.
     pub(crate) fn take(&self) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>, bool)> {
-        let mut st = self.state.lock();
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
         let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
-        let elem = st.ring.layout().elem_size().min(slot.len());
+        let ring = st.ring.as_mut()?;
+        let elem = ring.layout().elem_size().min(slot.len());
         let slot = &mut slot[..elem];
-        if !matches!(st.ring.peek_posted(slot), Ok(true)) {
+        if !matches!(ring.peek_posted(slot), Ok(true)) {
             return None;
         }
         let (wr_id, w) = wqe::parse_recv(slot, self.max_sge);
-        let _ = st.ring.consume();
-        let limit_reached = st.limit != 0 && st.ring.posted_count() < st.limit;
+        let _ = ring.consume();
+        let limit_reached = st.limit != 0 && ring.posted_count() < st.limit;
         if limit_reached {
             st.limit = 0;
         }
@@ -215,6 +228,11 @@ impl SrqInner {
 }
 
 pub(crate) fn destroy(dev: &RrxeDevice, srq: &Srq<Rrxe>) -> Result {
+    // The ring's mmap entry belongs to the user context, which may go as soon
+    // as this returns; a QP's queued work item can hold the SRQ longer.
+    let ring = srq.data().state.lock().ring.take();
+    // Outside the lock: freeing it may sleep.
+    drop(ring);
     dev.srqs.remove(srq.data().num);
     Ok(())
 }
