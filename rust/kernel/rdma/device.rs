@@ -427,8 +427,17 @@ impl<T: Driver> Device<T> {
 
     /// Starts unregistering the device from a work queue (`ib_unregister_device_queued`),
     /// for callers that hold locks unregistration may need, e.g. the RTNL.
+    ///
+    /// A device already being unregistered (its reference count at zero, e.g. by
+    /// module unload racing a namespace's deletion) is left alone: it is going
+    /// anyway, and queueing it again warns. As rdma_rxe, which finds the device
+    /// with `ib_device_get_by_netdev`, the call is made holding a reference.
     pub fn unregister_queued(&self) {
-        // SAFETY: The device is valid and uses the dealloc_driver flow.
+        let Some(_held) = self.get_ref() else {
+            return;
+        };
+        // SAFETY: The device is valid, uses the dealloc_driver flow, and we hold a
+        // reference, so unregistration has not passed the point of no return.
         unsafe { bindings::ib_unregister_device_queued(self.as_raw()) };
     }
 
