@@ -169,7 +169,15 @@ impl rdma::Driver for Rrxe {
         check_port(port_num)?;
         let ndev = dev.netdev();
         let state = port_state_of(ndev);
-        let (active_speed, active_width) = dev.eth_speed(port_num)?;
+        // The core no longer hands out a netdev that is being unregistered, so
+        // `ib_get_eth_speed` fails then (ENODEV, as rdma_rxe's whole query
+        // does). A port query must still answer, a DOWN port at the speed the
+        // core gives a link of unknown speed: a namespace created meanwhile
+        // queries every device's port (its compat device's sysfs), and a
+        // failure there failed the namespace's creation with ENODEV.
+        let (active_speed, active_width) = dev
+            .eth_speed(port_num)
+            .unwrap_or((IB_SPEED_SDR, IB_WIDTH_1X));
         *a = PortAttr {
             state,
             max_mtu: port::MTU_4096,
@@ -411,6 +419,11 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
     rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, data)
 }
+
+/// `IB_SPEED_SDR` and `IB_WIDTH_1X`: the core's answer for an Ethernet link of
+/// unknown speed (`ib_get_eth_speed` takes it as 1 Gb/s).
+const IB_SPEED_SDR: u16 = 1;
+const IB_WIDTH_1X: u8 = 1;
 
 /// Maps netdev events on our netdev to port events and removal.
 pub(crate) fn netdev_event(dev: &rdma::Device<Rrxe>, event: Event) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
-# state, rmmod with devices present. KASAN/lockdep/kmemleak are checked by the
+# state, rmmod with devices present, namespace deletion (alone and racing an
+# unload). KASAN/lockdep/kmemleak are checked by the
 # runner after the run (scripts/vm), so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
@@ -11,7 +12,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 14
+tap_plan 19
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -71,4 +72,22 @@ check "rmmod with devices present" rmmod rrxe
 check "no rrxe device left after rmmod" sh -c '! rdma link show | grep -q "rrxe\|mrx\|lrx"'
 insmod "$RRXE_KO"
 ip netns del la; ip netns del lb; ip netns del ma; ip netns del mb
+
+# 7: deleting a namespace removes the devices in it, and other namespaces can be
+# created meanwhile; unloading while another
+# namespace's deletion is under way (its cleanup unregisters the device from a
+# work queue, and rmmod unregisters it too) must not warn.
+setup_veth ka kx0 kb kx1
+ip netns exec ka rdma link add krx0 type rrxe netdev kx0
+ip netns exec kb rdma link add krx1 type rrxe netdev kx1
+ip netns del ka
+# The new namespace's compat devices query every device's port, including
+# krx0's while its netdev is being unregistered; that failed with ENODEV.
+check "a namespace can be created while another's device is going" ip netns add kc
+check "namespace deletion removes its device" wait_for 20 no_link krx0
+ip netns del kc
+ip netns del kb
+check "rmmod while a namespace with a device is being deleted" rmmod rrxe
+check "no device left after that rmmod" no_link krx1
+check "the module loads again" insmod "$RRXE_KO"
 tap_done
