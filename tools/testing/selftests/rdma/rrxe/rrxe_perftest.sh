@@ -15,8 +15,9 @@ TOOLS=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 SIZES=(2 4096 65536)
 MTUS=(1024 4096)
 FAMILIES=(4 6)
-# 7 tools for each of 3 pairings, 2 checks of the set-up and 1 of the counters.
-PLAN=24
+# 7 tools for each of 3 pairings, 2 checks of the set-up, 1 killed responder and
+# 1 of the counters.
+PLAN=25
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -75,6 +76,34 @@ check "rrxe0 and rrxe1 are created" sh -c \
 check "rrxe0's active MTU is 4096 on a 9000-byte netdev" sh -c \
 	"ibv_devinfo -d rrxe0 | grep -q 'active_mtu:.*4096'"
 pairing 0 a rrxe0 b rrxe1
+
+# A READ responder killed mid-transfer: its QP is destroyed while its work item
+# may still be queued (64 KiB READs at MTU 1024 use up a sender run's budget and
+# hand over to it), and the work item must not free the QP's user rings after
+# the user context is gone (KASAN in the runner's checks).
+killed_responder() {
+	local name="ib_read_bw: rrxe0 -> rrxe1, the responder killed mid-transfer"
+	local sg cg cpid
+	sg=$(gid_index rrxe1 4) && cg=$(gid_index rrxe0 4) || { not_ok "$name # no GID"; return; }
+	# Not a job of this shell, so killing it prints no job notice.
+	($NSB timeout 90 ib_read_bw -d rrxe1 -x "$sg" -m 1024 -s 65536 -D 20 >/dev/null 2>&1 &)
+	if ! wait_for 20 sh -c "$NSB ss -ltn | grep -q ':18515 '"; then
+		pkill -9 -x ib_read_bw; wait 2>/dev/null
+		not_ok "$name # server did not start"; return
+	fi
+	$NSA timeout 90 ib_read_bw -d rrxe0 -x "$cg" -m 1024 -s 65536 -D 20 10.0.0.2 >/dev/null 2>&1 &
+	cpid=$!
+	sleep 6
+	pkill -9 -f "ib_read_bw -d rrxe1"
+	# The requester retries into the void until its retry count runs out.
+	if wait_for 80 sh -c "! kill -0 $cpid 2>/dev/null"; then
+		ok "$name"
+	else
+		not_ok "$name # the client did not exit"
+	fi
+	pkill -9 -x ib_read_bw; wait 2>/dev/null
+}
+killed_responder
 $NSB rdma link del rrxe1
 $NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
 pairing 1 a rrxe0 b rxe1
