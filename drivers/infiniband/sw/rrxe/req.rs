@@ -44,10 +44,15 @@ const RUN_BUDGET: u32 = 256;
 /// Sends what the QP has queued, one requester per QP at a time
 /// ([`qp::Runner`]).
 pub(crate) fn run(qp: &Qp<Rrxe>) {
+    run_some(qp, RUN_BUDGET);
+}
+
+/// As [`run`], handing over to the QP's work item after `budget` packets.
+pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
     inner
         .req_runner
-        .run(RUN_BUDGET, || step(qp), || qp::defer(inner));
+        .run(budget, || step(qp), || qp::defer(inner));
 }
 
 /// A packet built under the lock, to be sent after it.

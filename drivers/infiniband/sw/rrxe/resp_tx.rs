@@ -61,13 +61,18 @@ pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut TxQueue, a: Answer) {
 
 /// Sends what the responder queued.
 pub(crate) fn run(qp: &Qp<Rrxe>) {
+    run_some(qp, RUN_BUDGET);
+}
+
+/// As [`run`], handing over to the QP's work item after `budget` packets.
+pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
     if inner.qp_type != crate::wqe::qpt::RC {
         return;
     }
     inner
         .resp_runner
-        .run(RUN_BUDGET, || send_next(qp), || qp::defer(inner));
+        .run(budget, || send_next(qp), || qp::defer(inner));
 }
 
 /// Sends the next queued packet; returns whether there was one.
