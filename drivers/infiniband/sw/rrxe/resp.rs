@@ -177,18 +177,15 @@ const MAX_MSG: u32 = 1 << 31;
 /// How a connected request ends, besides the counter of a drop.
 #[derive(Default)]
 struct Outcome {
-    /// An ACK or NAK.
-    reply: Option<Answer>,
+    /// The answer to send: an ACK or NAK, READ responses or an atomic ACK (a
+    /// request gets at most one).
+    answer: Option<Answer>,
     wc: Option<Wc>,
     solicited: bool,
     /// The QP fails (RC class C/D errors, local errors).
     fail: bool,
     /// The SRQ's limit was crossed.
     srq_limit: bool,
-    /// READ responses to send.
-    read: Option<Answer>,
-    /// An atomic ACK to send.
-    atomic: Option<Answer>,
 }
 
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
@@ -212,16 +209,12 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
     let (r, answered) = {
         let mut st = qp.data().state.lock();
         let r = from_peer(&st, ip).and_then(|()| connected_locked(qp, &mut st, pkt, &mut out));
-        // In the order decided, which the sender keeps.
-        let mut answered = false;
-        for a in [out.reply.take(), out.read.take(), out.atomic.take()]
-            .into_iter()
-            .flatten()
-        {
+        // Queued under the lock, so answers leave in the order decided.
+        let answer = out.answer.take();
+        if let Some(a) = answer {
             resp_tx::queue(qp, &mut st.resp_tx, a);
-            answered = true;
         }
-        (r, answered)
+        (r, answer.is_some())
     };
     if let Some(wc) = out.wc.as_ref() {
         let _ = cq::post(qp.recv_cq(), wc, out.solicited);
@@ -287,7 +280,7 @@ fn connected_locked(
         }
         if d < 0 {
             // A retransmitted request: acknowledge it again (C9-105).
-            out.reply = Some(reply(
+            out.answer = Some(reply(
                 st,
                 AETH_ACK_UNLIMITED,
                 psn_add(st.resp.psn, PSN_MASK),
@@ -297,7 +290,7 @@ fn connected_locked(
         if d > 0 {
             if !st.resp.nak_sent {
                 st.resp.nak_sent = true;
-                out.reply = Some(reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn));
+                out.answer = Some(reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn));
             }
             return Err(Counter::RcvOutOfSequence);
         }
@@ -355,7 +348,7 @@ fn connected_locked(
             return Err(Counter::RcvMalformed);
         }
         dev.stats.inc(Counter::SentNakInvalid);
-        out.reply = Some(reply(st, AETH_NAK_INVALID_REQ, psn));
+        out.answer = Some(reply(st, AETH_NAK_INVALID_REQ, psn));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -383,7 +376,7 @@ fn connected_locked(
             None => {
                 if rc {
                     dev.stats.inc(Counter::SentRnrNak);
-                    out.reply = Some(reply(st, AETH_RNR_NAK | st.attr.min_rnr_timer, psn));
+                    out.answer = Some(reply(st, AETH_RNR_NAK | st.attr.min_rnr_timer, psn));
                 } else {
                     st.resp.uc_drop = true;
                 }
@@ -444,7 +437,7 @@ fn connected_locked(
                 return Err(Counter::RcvLocalAccessError);
             }
             dev.stats.inc(Counter::SentNakAccess);
-            out.reply = Some(reply(st, AETH_NAK_REM_ACC_ERR, psn));
+            out.answer = Some(reply(st, AETH_NAK_REM_ACC_ERR, psn));
             out.fail = true;
             return Err(Counter::RcvLocalAccessError);
         }
@@ -502,7 +495,7 @@ fn connected_locked(
         st.resp.in_msg = Some(kind);
     }
     if rc && pkt.bth.ack_req() {
-        out.reply = Some(reply(st, AETH_ACK_UNLIMITED, psn));
+        out.answer = Some(reply(st, AETH_ACK_UNLIMITED, psn));
     }
     Ok(())
 }
@@ -524,7 +517,7 @@ fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
 fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, psn: u32, status: u32) {
     if qp.data().qp_type == qpt::RC {
         qp.device().data().stats.inc(Counter::SentNakInvalid);
-        out.reply = Some(reply_to(st, AETH_NAK_INVALID_REQ, psn));
+        out.answer = Some(reply_to(st, AETH_NAK_INVALID_REQ, psn));
     }
     finish_recv(qp, st, out, status, 0);
     out.fail = true;
@@ -577,7 +570,7 @@ fn read_request(
         || len > MAX_MSG
     {
         dev.stats.inc(Counter::SentNakInvalid);
-        out.reply = Some(nak(AETH_NAK_INVALID_REQ));
+        out.answer = Some(nak(AETH_NAK_INVALID_REQ));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -594,7 +587,7 @@ fn read_request(
         .is_none()
     {
         dev.stats.inc(Counter::SentNakAccess);
-        out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
+        out.answer = Some(nak(AETH_NAK_REM_ACC_ERR));
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     }
@@ -603,7 +596,7 @@ fn read_request(
         st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
     }
-    out.read = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
+    out.answer = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
     Ok(())
 }
 
@@ -625,7 +618,7 @@ fn atomic_request(
     let nak = |st: &QpState_, syndrome| reply_to(st, syndrome, psn);
     if duplicate {
         match st.resp.atomic_cache.iter().find(|(p, _)| *p == psn) {
-            Some(&(_, orig)) => out.atomic = Some(Answer::atomic(psn, st.resp.msn, orig)),
+            Some(&(_, orig)) => out.answer = Some(Answer::atomic(psn, st.resp.msn, orig)),
             // Too old to be answered again: dropped, as rxe does.
             None => return Err(Counter::RcvDuplicate),
         }
@@ -638,7 +631,7 @@ fn atomic_request(
         || va & 7 != 0
     {
         dev.stats.inc(Counter::SentNakInvalid);
-        out.reply = Some(nak(st, AETH_NAK_INVALID_REQ));
+        out.answer = Some(nak(st, AETH_NAK_INVALID_REQ));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -652,7 +645,7 @@ fn atomic_request(
         8,
     ) else {
         dev.stats.inc(Counter::SentNakAccess);
-        out.reply = Some(nak(st, AETH_NAK_REM_ACC_ERR));
+        out.answer = Some(nak(st, AETH_NAK_REM_ACC_ERR));
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     };
@@ -680,7 +673,7 @@ fn atomic_request(
     let cache = &mut st.resp.atomic_cache;
     cache[st.resp.atomic_next % cache.len()] = (psn, orig);
     st.resp.atomic_next += 1;
-    out.atomic = Some(Answer::atomic(psn, st.resp.msn, orig));
+    out.answer = Some(Answer::atomic(psn, st.resp.msn, orig));
     Ok(())
 }
 
@@ -713,7 +706,7 @@ fn flush_or_atomic_write(
     let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
     let answer = |msn| Answer::read(psn, msn, va, rkey, 0, mtu);
     if duplicate {
-        out.read = Some(answer(st.resp.msn));
+        out.answer = Some(answer(st.resp.msn));
         return Ok(());
     }
     let nak = |syndrome| reply_to(st, syndrome, psn);
@@ -740,7 +733,7 @@ fn flush_or_atomic_write(
         || malformed
     {
         dev.stats.inc(Counter::SentNakInvalid);
-        out.reply = Some(nak(AETH_NAK_INVALID_REQ));
+        out.answer = Some(nak(AETH_NAK_INVALID_REQ));
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
@@ -750,7 +743,7 @@ fn flush_or_atomic_write(
     };
     let Some(mr) = found else {
         dev.stats.inc(Counter::SentNakAccess);
-        out.reply = Some(nak(AETH_NAK_REM_ACC_ERR));
+        out.answer = Some(nak(AETH_NAK_REM_ACC_ERR));
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     };
@@ -763,6 +756,6 @@ fn flush_or_atomic_write(
     }
     st.resp.psn = psn_add(psn, 1);
     st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
-    out.read = Some(answer(st.resp.msn));
+    out.answer = Some(answer(st.resp.msn));
     Ok(())
 }
