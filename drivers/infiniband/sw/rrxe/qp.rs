@@ -133,6 +133,9 @@ const BATCH: usize = 64;
 pub(crate) struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
     ring: Option<Queue>,
+    /// Where [`fetch`] copies a user WQE to parse it (empty for kernel QPs):
+    /// allocated once, not per doorbell.
+    fetch_buf: KVec<u8>,
     lim: SqLimits,
     capacity: u32,
     /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
@@ -442,6 +445,12 @@ pub(crate) fn create(
     if udata.is_none() {
         pending.v.reserve(capacity as usize, GFP_KERNEL)?;
     }
+    // The largest slot: a 208-byte header and 512 bytes of SGEs or inline data,
+    // rounded up.
+    let fetch_buf = match udata {
+        Some(_) => KVec::from_elem(0u8, 1024, GFP_KERNEL)?,
+        None => KVec::new(),
+    };
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     // Only an RC responder answers.
     let resp_tx = crate::resp_tx::new_queue(if qp_type == qpt::RC {
@@ -475,6 +484,7 @@ pub(crate) fn create(
                     attr,
                     sq: SendQueue {
                         ring: udata.is_some().then_some(sq),
+                        fetch_buf,
                         lim,
                         capacity,
                         pending,
@@ -817,29 +827,30 @@ pub(crate) fn fail(qp: &Qp<Rrxe>) {
 
 /// Takes the new WQEs of a user send queue into kernel memory, each copied once,
 /// in batches.
+///
+/// This runs for every user post, so the common case allocates nothing: the copy
+/// goes to the QP's own buffer, and only an error (a refused WQE at the head, or a
+/// QP in the error state) gathers completions.
 fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let inner = qp.data();
-    let mut out = Completions::new(GFP_KERNEL)?;
-    // The largest slot (208-byte header, 512 bytes of SGEs or inline data, rounded).
-    let mut buf = KVec::from_elem(0u8, 1024, GFP_KERNEL)?;
     let mut first = true;
     loop {
-        let (more, err) = {
+        let next = {
             let mut st = inner.state.lock();
             match cur_state(&st) {
                 // Not yet able to send: the post fails, as in rxe. Only before any
                 // WQE was taken: a reset racing a later batch is not the post's error.
                 QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
                 QpState::Reset | QpState::Init | QpState::Rtr => return Ok(()),
-                QpState::Err => (false, true),
+                QpState::Err => Fetched::Flush,
                 _ => {
                     let pd_id = inner.pd_id;
                     let sq = &mut st.sq;
                     let Some(ring) = sq.ring.as_ref() else {
                         return Err(EINVAL);
                     };
-                    let elem = ring.layout().elem_size().min(buf.len());
-                    let slot = &mut buf[..elem];
+                    let elem = ring.layout().elem_size().min(sq.fetch_buf.len());
+                    let slot = &mut sq.fetch_buf[..elem];
                     // Only slots beyond the ones already fetched are new.
                     let posted = ring.posted_count() as usize;
                     let from = sq.pending.len();
@@ -853,21 +864,46 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
                         };
                         sq.pending.push(p, GFP_ATOMIC)?;
                     }
-                    let failed = progress(qp, inner.sq_sig_all, &mut st, &mut out);
-                    (to < posted && !failed, failed)
+                    if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
+                        Fetched::BadHead
+                    } else if to < posted {
+                        Fetched::More
+                    } else {
+                        Fetched::All
+                    }
                 }
             }
         };
-        out.post(qp);
-        if err {
-            flush(qp, &mut out);
-            return Ok(());
+        match next {
+            Fetched::More => first = false,
+            Fetched::All => return Ok(()),
+            // Reported, and the QP failed, now rather than when the requester
+            // reaches it (which it does not in SQD).
+            Fetched::BadHead => {
+                let mut out = Completions::new(GFP_KERNEL)?;
+                if progress(qp, inner.sq_sig_all, &mut inner.state.lock(), &mut out) {
+                    out.post(qp);
+                    flush(qp, &mut out);
+                }
+                return Ok(());
+            }
+            Fetched::Flush => {
+                flush(qp, &mut Completions::new(GFP_KERNEL)?);
+                return Ok(());
+            }
         }
-        if !more {
-            return Ok(());
-        }
-        first = false;
     }
+}
+
+/// What one [`fetch`] batch found.
+enum Fetched {
+    /// More WQEs were posted than one batch takes.
+    More,
+    All,
+    /// A refused WQE is the oldest: report it and fail the QP.
+    BadHead,
+    /// The QP is in the error state: flush.
+    Flush,
 }
 
 /// A datagram WQE must name an AH of the QP's own PD.
