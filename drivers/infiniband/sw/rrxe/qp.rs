@@ -137,7 +137,8 @@ pub(crate) struct SendQueue {
     /// allocated once, not per doorbell.
     fetch_buf: KVec<u8>,
     lim: SqLimits,
-    capacity: u32,
+    /// How many WQEs the SQ holds.
+    pub(crate) capacity: u32,
     /// Fetched from the ring (or posted by the kernel) and not yet completed, oldest
     /// first. For a user QP entry `i` is ring slot `consumer + i`.
     pub(crate) pending: PendingList,
@@ -153,6 +154,8 @@ pub(crate) struct SendQueue {
     pub(crate) sent_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
+    /// The next message end asks for an ACK whatever its WQE (a tail probe).
+    pub(crate) ack_next: bool,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
     pub(crate) rd_outstanding: u32,
     /// How many PSNs may be outstanding (RC): 128, less after a loss.
@@ -494,6 +497,7 @@ pub(crate) fn create(
                         comp_psn: 0,
                         sent_psn: 0,
                         noack: 0,
+                        ack_next: false,
                         rd_outstanding: 0,
                         window: SendWindow::new(),
                     },
@@ -1094,6 +1098,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
             st.sq.noack = 0;
+            st.sq.ack_next = false;
             st.sq.rd_outstanding = 0;
             st.sq.window = SendWindow::new();
             st.resp = RespState::default();

@@ -37,6 +37,11 @@ use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 /// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
 const MAX_PKT_PER_ACK: u32 = 64;
 
+/// An unsignaled RC WQE asks for an ACK only once this many WQEs (or half the SQ)
+/// await theirs. rxe asks at every message end, so a stream of small unsignaled
+/// WRITEs costs an ACK each, built, sent, received and checked: half the packets.
+const MAX_WQE_PER_ACK: usize = 32;
+
 /// Packets one requester run sends before it hands over to the QP's work item, so
 /// neither a doorbell syscall nor an ACK's softirq keeps a CPU for one busy QP.
 const RUN_BUDGET: u32 = 256;
@@ -284,7 +289,15 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
     // AckReq interval. A full window keeps rxe's cadence.
     let fills_window =
         st.sq.window.reduced() && psn_diff(psn_add(pkt_psn, 1), st.sq.comp_psn) >= window;
-    f.bth.ack_req = rc && (last || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
+    // Only a WQE whose completion someone waits for needs its ACK now. The ACK of an
+    // unsignaled tail is asked for by a probe if nothing follows ([`probe_tail`]).
+    let wants_ack = flags & flag::SIGNALED != 0
+        || inner.sq_sig_all
+        || st.sq.ack_next
+        || st.timers.retrying()
+        || idx + 1 >= (st.sq.capacity as usize / 2).clamp(1, MAX_WQE_PER_ACK);
+    f.bth.ack_req =
+        rc && ((last && wants_ack) || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
     let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
@@ -466,12 +479,16 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     }
     if qp.data().qp_type == qpt::RC {
         timer::sent(qp.data(), st);
+        timer::tail(qp.data(), st, ack_req);
     }
     st.sq.psn = psn_add(pkt_psn, span);
     if psn_diff(st.sq.psn, st.sq.sent_psn) > 0 {
         st.sq.sent_psn = st.sq.psn;
     }
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
+    if ack_req {
+        st.sq.ack_next = false;
+    }
     if last {
         st.sq.req_idx += 1;
         st.sq.req_off = 0;
@@ -479,6 +496,39 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         st.sq.req_off = off + n;
     }
     Next::Packet(built)
+}
+
+/// Sets the requester back by one packet, to send the last packet sent again with
+/// AckReq set: the packets since the last AckReq end an unsignaled WQE that nothing
+/// followed, so no ACK is coming for them. The responder answers the duplicate with
+/// an ACK for all it has (C9-105, as rxe does too). Returns whether it did; if the
+/// requester is anywhere but just past its last packet, the ACK timeout recovers.
+pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
+    if st.sq.noack == 0
+        || st.sq.req_off != 0
+        || st.sq.req_idx == 0
+        || st.sq.psn != st.sq.sent_psn
+        || st.sq.psn == st.sq.comp_psn
+        || st.timers.rnr_waiting()
+    {
+        return false;
+    }
+    let idx = st.sq.req_idx - 1;
+    let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) else {
+        return false;
+    };
+    // A SEND or WRITE: not a READ or atomic (they asked), nor a local operation
+    // (it has no packet, and a rewind steps over it).
+    if !w.sent_all || request_kind(w.opcode).is_none() || psn_add(w.last_psn, 1) != st.sq.psn {
+        return false;
+    }
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let off = w.length.saturating_sub(1) / mtu * mtu;
+    st.sq.psn = w.last_psn;
+    st.sq.req_idx = idx;
+    st.sq.req_off = off;
+    st.sq.ack_next = true;
+    true
 }
 
 /// Replaces WQE `idx` by the marker of a refused one, which fails the QP when it

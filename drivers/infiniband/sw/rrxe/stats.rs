@@ -64,10 +64,13 @@ pub(crate) enum Counter {
     /// Responder answers (ACKs, NAKs, READ or atomic responses) dropped because
     /// the QP had too many unsent; the requester's retry recovers them.
     RespTxDropped,
+    /// Unacknowledged unsignaled tails whose last packet was sent again, asking
+    /// for the ACK the requester had not asked for.
+    TailAckProbes,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 27] = [
+pub(crate) static DESCS: [StatDesc; 28] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -95,6 +98,7 @@ pub(crate) static DESCS: [StatDesc; 27] = [
     StatDesc::new(c"retry_exceeded_err"),
     StatDesc::new(c"rnr_retry_exceeded_err"),
     StatDesc::new(c"resp_tx_dropped"),
+    StatDesc::new(c"tail_ack_probes"),
 ];
 
 /// The counters of one device.

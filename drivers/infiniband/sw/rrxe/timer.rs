@@ -19,6 +19,7 @@ use crate::{
         qp_state::QpState,
     },
     qp::{self, QpInner, QpState_},
+    req,
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
@@ -41,6 +42,12 @@ type Now = Instant<Monotonic>;
 /// resend packets whose ACK is on its way; rxe's jiffies timers have a floor too.
 const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 
+/// How long packets sent without AckReq wait for a packet with it before the last
+/// one is sent again to ask ([`req::probe_tail`]). Long against an ACK's round
+/// trip, so a stream of unsignaled WQEs is not probed; short against the ACK
+/// timeout, so a tail's SQ slots come back soon.
+const TAIL_PROBE_NS: i64 = 1_000_000;
+
 /// `retry_cnt` and `rnr_retry` value that never runs out.
 const RETRY_FOREVER: u8 = 7;
 
@@ -59,6 +66,8 @@ pub(crate) struct Timers {
     ack_due: Option<Now>,
     /// When the RNR wait ends; the requester sends nothing before.
     rnr_until: Option<Now>,
+    /// When packets sent without AckReq, and none with it since, get a tail probe.
+    tail_due: Option<Now>,
     /// Retries left (reset to the QP's counts whenever an ACK makes progress).
     retry_left: u8,
     rnr_left: u8,
@@ -76,11 +85,17 @@ impl Timers {
         self.rnr_until.is_some()
     }
 
+    /// Whether a go-back-N resend is under way.
+    pub(crate) fn retrying(&self) -> bool {
+        self.retrying
+    }
+
     /// Drops the deadlines (the QP went back to reset). The timer may still fire
     /// once and then finds nothing to do.
     pub(crate) fn forget(&mut self) {
         self.ack_due = None;
         self.rnr_until = None;
+        self.tail_due = None;
     }
 }
 
@@ -132,6 +147,19 @@ pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
     let due = now + timeout;
     st.timers.ack_due = Some(due);
     arm(inner, &mut st.timers, now, due);
+}
+
+/// An RC request packet was sent, asking for an ACK or not: the first packet that
+/// does not ask starts the wait for the tail probe, and one that asks ends it.
+pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
+    if ack_req {
+        st.timers.tail_due = None;
+    } else if st.timers.tail_due.is_none() {
+        let now = Now::now();
+        let due = now + Delta::from_nanos(TAIL_PROBE_NS);
+        st.timers.tail_due = Some(due);
+        arm(inner, &mut st.timers, now, due);
+    }
 }
 
 /// An ACK or response made progress: the retries start over, and so does the ACK
@@ -231,6 +259,8 @@ enum Expired {
     Resend,
     /// The RNR wait is over.
     RnrDone,
+    /// The last packet goes again, asking for the ACK of an unsignaled tail.
+    TailProbe,
     /// Retries exhausted: fail the oldest WQE with this status.
     Fail(u32),
 }
@@ -247,6 +277,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         ) {
             st.timers.ack_due = None;
             st.timers.rnr_until = None;
+            st.timers.tail_due = None;
             return;
         }
         let now = Now::now();
@@ -279,12 +310,27 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 what = Expired::Resend;
             }
         }
+        if let Some(due) = st.timers.tail_due {
+            if (now - due).is_negative() {
+                arm(inner, &mut st.timers, now, due);
+            } else {
+                st.timers.tail_due = None;
+                // Only an RTS requester sends; elsewhere the tail waits for RTS.
+                if matches!(what, Expired::Nothing)
+                    && qp::cur_state(&st) == QpState::Rts
+                    && req::probe_tail(&mut st)
+                {
+                    what = Expired::TailProbe;
+                }
+            }
+        }
         what
     };
     let stats = &qp.device().data().stats;
     match what {
         Expired::Nothing => {}
         Expired::RnrDone => stats.inc(Counter::RnrRetries),
+        Expired::TailProbe => stats.inc(Counter::TailAckProbes),
         Expired::Resend => {
             stats.inc(Counter::RetryTimeouts);
             stats.inc(Counter::Retransmits);

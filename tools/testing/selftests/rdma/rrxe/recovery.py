@@ -14,6 +14,10 @@ exit status is 0 when all passed):
                 (rnr_retry 7) until a receive is posted 0.5 s later; then it
                 completes and the data arrived.
   rnr0          as rnr, with rnr_retry 0: the SEND fails with RNR_RETRY_EXC_ERR.
+  tail          three unsignaled WRITEs and nothing after them: rrxe asks for
+                no ACK at their ends, so its tail probe must get it well before
+                the ACK timeout (1 s): 0.3 s later the data is there and moving
+                the QP to error flushes nothing (they were retired).
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -119,10 +123,10 @@ class Side:
         self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
                                  sg=[SGE(self.mr.buf + off, length, self.mr.lkey)]))
 
-    def post(self, wr_id, opcode, off, length, raddr=0, rkey=0):
+    def post(self, wr_id, opcode, off, length, raddr=0, rkey=0, signaled=True):
         wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
                     sg=[SGE(self.mr.buf + off, length, self.mr.lkey)],
-                    send_flags=e.IBV_SEND_SIGNALED)
+                    send_flags=e.IBV_SEND_SIGNALED if signaled else 0)
         if opcode in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
             wr.set_wr_rdma(rkey, raddr)
         self.qp.post_send(wr)
@@ -213,6 +217,20 @@ def rnr(a, b, retries):
     return (expect("SEND after the receive came", a.poll(1, 30), [(1, WC_SUCCESS)]) and
             expect("receive", b.poll(1, 30), [(7, WC_SUCCESS)]) and
             expect("data", b.mr.read(1100, 0), b"rnr-payload" * 100))
+
+
+def tail(a, b):
+    payload = b"unsignaled-tail!" * 4
+    a.mr.write(payload, 64, 0)
+    for i in range(3):
+        a.post(i, e.IBV_WR_RDMA_WRITE, 0, 64, b.mr.buf + 64 * i, b.mr.rkey, signaled=False)
+    time.sleep(0.3)
+    landed = all(b.mr.read(64, 64 * i) == payload for i in range(3))
+    err = QPAttr()
+    err.qp_state = e.IBV_QPS_ERR
+    a.qp.modify(err, e.IBV_QP_STATE)
+    return (expect("the WRITEs landed", landed, True) and
+            expect("completions after moving to error", a.poll(3, 1), []))
 
 
 def retry(a, b):
@@ -310,6 +328,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
         kw = {"rnr_retry": 0}
     elif case == "retry":
         kw = {"timeout": 12, "retry_cnt": 2}
+    elif case == "tail":
+        kw = {"timeout": 18}
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     a.connect(b, **kw)
@@ -320,6 +340,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
         return rnr(a, b, 0 if case == "rnr0" else 7)
     if case == "retry":
         return retry(a, b)
+    if case == "tail":
+        return tail(a, b)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

@@ -35,9 +35,9 @@ RXE_MTU=${RRXE_LOSS_RXE_MTU:-1024}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 7 cases for each of 3 pairings, the window and SRQ cases for the 2 with rrxe
-# responding, 5 counter checks.
-PLAN=30
+# 8 cases for each of 3 pairings, the window and SRQ cases for the 2 with rrxe
+# responding, 6 counter checks.
+PLAN=34
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -79,7 +79,8 @@ pairing() {
 rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
 bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
 out_of_range=$p: WRITE past the MR gives REM_ACCESS_ERR;\
-no_read=$p: READ without remote read gives REM_ACCESS_ERR"
+no_read=$p: READ without remote read gives REM_ACCESS_ERR;\
+tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout"
 	if [ "$b" != rxe1 ]; then
 		rcases "$a" "$b" "mw_window=$p: a memory window bounds remote access, and pins its MR"
 		# wire.py, in A's namespace, plays A's part over IPv6.
@@ -117,6 +118,8 @@ check "RNR NAKs were sent, received and waited out" sh -c \
 	"[ $(stat_of rrxe1 sent_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rcvd_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rnr_retries) -gt 0 ]"
 check "exhausted retries are counted" sh -c \
 	"[ $(stat_of rrxe0 retry_exceeded_err) -gt 0 ] && [ $(stat_of rrxe0 rnr_retry_exceeded_err) -gt 0 ]"
+check "unsignaled tails got their ACK by a probe (tail_ack_probes)" \
+	[ "$(stat_of rrxe0 tail_ack_probes)" -gt 0 ]
 $NSB rdma link del rrxe1
 
 $NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
