@@ -7,7 +7,10 @@
 //!
 //! - the same opcodes;
 //! - the same packet shapes: payload length, pad, SE, M, AckReq, TVer and P_Key per
-//!   opcode (so the same AckReq cadence within messages);
+//!   opcode (so the same AckReq cadence within messages). The one exception is
+//!   AckReq on RC SEND and WRITE packets: rdma_rxe sets it on every end, rrxe only
+//!   for signaled WQEs, every 32 WQEs or half the SQ, and every 64 packets. Its
+//!   longest run of RC requests without AckReq is checked against that instead;
 //! - the same IP and UDP treatment: version, TTL or hop limit, TOS or traffic class,
 //!   DF, a zero UDP checksum, destination port 4791 and a source port in the RoCE
 //!   range rdma_get_udp_sport() hashes into;
@@ -43,7 +46,30 @@ struct Summary {
     /// it count once: how often those happen depends on timing, not on the rules.
     ack_req: BTreeMap<bool, BTreeSet<u32>>,
     acks: BTreeMap<bool, BTreeSet<u32>>,
+    /// Per direction: the longest run of RC request packets without AckReq, and the
+    /// run going on.
+    unasked: BTreeMap<bool, (usize, usize)>,
     packets: usize,
+}
+
+/// rxe's `RXE_MAX_PKT_PER_ACK`: both drivers ask for an ACK at least this often.
+const MAX_PKT_PER_ACK: usize = 64;
+
+/// Whether AckReq on `opcode` is the requester's choice: an RC SEND or WRITE
+/// packet. rdma_rxe asks at every message end, rrxe where it needs an ACK; both
+/// ask every 64 packets, which lands inside a long message when ends do not ask.
+fn ack_req_at_will(opcode: u8) -> bool {
+    opcode <= opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
+        || matches!(
+            opcode,
+            opcode::RC_SEND_LAST_WITH_INVALIDATE | opcode::RC_SEND_ONLY_WITH_INVALIDATE
+        )
+}
+
+/// Whether `opcode` is an RC request (not a response or an ACK).
+fn rc_request(opcode: u8) -> bool {
+    opcode < 0x20
+        && !(opcode::RC_RDMA_READ_RESPONSE_FIRST..=opcode::RC_ATOMIC_ACKNOWLEDGE).contains(&opcode)
 }
 
 fn summarize(path: &Path) -> Summary {
@@ -75,7 +101,7 @@ fn summarize(path: &Path) -> Summary {
             f.bth.pad,
             f.bth.se,
             f.bth.mig,
-            f.bth.ack_req,
+            f.bth.ack_req || ack_req_at_will(f.bth.opcode),
             f.bth.tver,
             f.bth.pkey,
         ));
@@ -92,6 +118,11 @@ fn summarize(path: &Path) -> Summary {
             dport == 4791,
             sport >= 0xc000,
         ));
+        if rc_request(f.bth.opcode) {
+            let (longest, run) = s.unasked.entry(from_client).or_default();
+            *run = if f.bth.ack_req { 0 } else { *run + 1 };
+            *longest = (*longest).max(*run);
+        }
         if f.bth.opcode == opcode::RC_ACKNOWLEDGE {
             s.acks.entry(from_client).or_default().insert(f.bth.psn);
         } else if f.bth.ack_req {
@@ -126,6 +157,13 @@ fn compare(class: &str, rxe: &Summary, rrxe: &Summary) -> Vec<String> {
         bad.push(diff("IP/UDP fields", &rxe.ip, &rrxe.ip));
     }
     for dir in [true, false] {
+        let longest = rrxe.unasked.get(&dir).map_or(0, |r| r.0);
+        if longest >= MAX_PKT_PER_ACK {
+            bad.push(format!(
+                "{class}: rrxe's {} sent {longest} RC requests in a row without AckReq",
+                side(dir)
+            ));
+        }
         match (ack_ratio(rxe, dir), ack_ratio(rrxe, dir)) {
             (Some(a), Some(b)) if (a - b).abs() > 0.5 => bad.push(format!(
                 "{class}: ACKs per AckReq request from the {} differ: rdma_rxe {a:.2}, rrxe {b:.2}",
@@ -223,6 +261,9 @@ fn comparison_catches_differences() {
     assert!(!acks.is_empty(), "the capture has ACKs from the server");
     acks.extend((0..3 * acks.len() as u32).map(|i| 0x80_0000 + i));
     assert!(!compare("acks", &s, &t).is_empty());
+    let mut t = summarize(&dir.join("write_bw-v4-mtu1024.pcap"));
+    t.unasked.insert(true, (MAX_PKT_PER_ACK, 0));
+    assert!(!compare("unasked", &s, &t).is_empty());
     let other = summarize(&dir.join("read_bw-v4-mtu1024.pcap"));
     assert!(!compare("opcodes", &s, &other).is_empty());
 }
