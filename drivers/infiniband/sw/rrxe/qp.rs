@@ -154,8 +154,6 @@ pub(crate) struct SendQueue {
     pub(crate) sent_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
-    /// The next message end asks for an ACK whatever its WQE (a tail probe).
-    pub(crate) ack_next: bool,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
     pub(crate) rd_outstanding: u32,
     /// How many PSNs may be outstanding (RC): 128, less after a loss.
@@ -497,7 +495,6 @@ pub(crate) fn create(
                         comp_psn: 0,
                         sent_psn: 0,
                         noack: 0,
-                        ack_next: false,
                         rd_outstanding: 0,
                         window: SendWindow::new(),
                     },
@@ -1098,7 +1095,6 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
             st.sq.noack = 0;
-            st.sq.ack_next = false;
             st.sq.rd_outstanding = 0;
             st.sq.window = SendWindow::new();
             st.resp = RespState::default();

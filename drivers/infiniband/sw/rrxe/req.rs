@@ -290,11 +290,12 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
     let fills_window =
         st.sq.window.reduced() && psn_diff(psn_add(pkt_psn, 1), st.sq.comp_psn) >= window;
     // Only a WQE whose completion someone waits for needs its ACK now. The ACK of an
-    // unsignaled tail is asked for by a probe if nothing follows ([`probe_tail`]).
+    // unsignaled tail is asked for by a probe if nothing follows ([`probe_tail`]);
+    // a packet sent again (go-back-N, or the probe itself) always asks.
+    let resent = psn_diff(st.sq.sent_psn, pkt_psn) > 0;
     let wants_ack = flags & flag::SIGNALED != 0
         || inner.sq_sig_all
-        || st.sq.ack_next
-        || st.timers.retrying()
+        || resent
         || idx + 1 >= (st.sq.capacity as usize / 2).clamp(1, MAX_WQE_PER_ACK);
     f.bth.ack_req =
         rc && ((last && wants_ack) || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
@@ -486,9 +487,6 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         st.sq.sent_psn = st.sq.psn;
     }
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
-    if ack_req {
-        st.sq.ack_next = false;
-    }
     if last {
         st.sq.req_idx += 1;
         st.sq.req_off = 0;
@@ -527,7 +525,6 @@ pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
     st.sq.psn = w.last_psn;
     st.sq.req_idx = idx;
     st.sq.req_off = off;
-    st.sq.ack_next = true;
     true
 }
 

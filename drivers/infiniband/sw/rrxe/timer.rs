@@ -85,11 +85,6 @@ impl Timers {
         self.rnr_until.is_some()
     }
 
-    /// Whether a go-back-N resend is under way.
-    pub(crate) fn retrying(&self) -> bool {
-        self.retrying
-    }
-
     /// Drops the deadlines (the QP went back to reset). The timer may still fire
     /// once and then finds nothing to do.
     pub(crate) fn forget(&mut self) {
