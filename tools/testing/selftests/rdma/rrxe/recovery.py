@@ -82,7 +82,10 @@ class Side:
         self.srq = SRQ(self.pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1))) if srq else None
         cap = QPCap(max_send_wr=DEPTH, max_recv_wr=0 if srq else DEPTH, max_send_sge=1,
                     max_recv_sge=0 if srq else 1)
-        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq, cap=cap)
+        # pyverbs defaults sq_sig_all to 1, which would make every WQE signaled and
+        # hide what the 'tail' case tests: unsignaled WQEs.
+        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq, cap=cap,
+                          sq_sig_all=0)
         if srq:
             init.srq = self.srq
         self.qp = QP(self.pd, init)
