@@ -29,16 +29,19 @@ ip netns exec d rdma link add rxe3 type rxe netdev veth3 || fail "rdma link add 
 pin_neighbours a veth0 b veth1 10.0.0 && pin_neighbours c veth2 d veth3 10.0.1 ||
 	fail "permanent neighbours"
 
-# The matrix: test size kind (ARCHITECTURE.md section 6).
+# The matrix: test:size:kind[:QPs] (ARCHITECTURE.md section 6). The last two
+# bandwidth points spread the same test over 8 QPs (perftest -q): many-QP scaling.
 points="ib_write_bw:64:bw ib_write_bw:4096:bw ib_write_bw:65536:bw
 ib_read_bw:64:bw ib_read_bw:4096:bw ib_read_bw:65536:bw
 ib_send_bw:64:bw ib_send_bw:4096:bw ib_send_bw:65536:bw
+ib_write_bw:4096:bw:8 ib_read_bw:4096:bw:8
 ib_send_lat:2:lat ib_write_lat:2:lat ib_read_lat:2:lat"
 
 port=18515
-# run DRIVER TEST SIZE KIND ROUND: one perftest client/server pair, one JSON line.
+# run DRIVER TEST SIZE KIND ROUND QPS: one perftest client/server pair, one JSON
+# line.
 run() {
-	local drv=$1 t=$2 size=$3 kind=$4 round=$5 sns cns sdev cdev addr args s c rc=0 line
+	local drv=$1 t=$2 size=$3 kind=$4 round=$5 qps=$6 sns cns sdev cdev addr args s c rc=0 line
 	if [ "$drv" = rrxe ]; then
 		sns=a cns=b sdev=rrxe0 cdev=rrxe1 addr=10.0.0.1
 	else
@@ -46,6 +49,7 @@ run() {
 	fi
 	port=$((port + 1))
 	if [ "$kind" = bw ]; then args="-s $size -D $secs"; else args="-s $size -n $lat_iters"; fi
+	[ "$qps" = 1 ] || args+=" -q $qps"
 	s=$(mktemp) c=$(mktemp)
 	ip netns exec $sns timeout 120 "$t" -d $sdev -x "$(gid_index $sdev 4)" -p $port -F $args >"$s" 2>&1 &
 	local spid=$!
@@ -60,14 +64,14 @@ run() {
 		echo "bench: $drv $t $size failed (rc=$rc)" >&2
 		sed 's/^/  client: /' "$c" | tail -n 5 >&2
 		sed 's/^/  server: /' "$s" | tail -n 5 >&2
-		printf '{"driver":"%s","test":"%s","size":%s,"kind":"%s","round":%s,"ok":false}\n' \
-			"$drv" "$t" "$size" "$kind" "$round" >>"$out"
+		printf '{"driver":"%s","test":"%s","size":%s,"qps":%s,"kind":"%s","round":%s,"ok":false}\n' \
+			"$drv" "$t" "$size" "$qps" "$kind" "$round" >>"$out"
 	elif [ "$kind" = bw ]; then
 		# #bytes #iterations BW-peak BW-average[MiB/s] MsgRate[Mpps]
 		set -- $line
-		printf '{"driver":"%s","test":"%s","size":%s,"kind":"bw","round":%s,"ok":true,"bw_mib_s":%s,"mpps":%s}\n' \
-			"$drv" "$t" "$size" "$round" "$4" "$5" >>"$out"
-		echo "bench: round $round $drv $t $size: $4 MiB/s" >&2
+		printf '{"driver":"%s","test":"%s","size":%s,"qps":%s,"kind":"bw","round":%s,"ok":true,"bw_mib_s":%s,"mpps":%s}\n' \
+			"$drv" "$t" "$size" "$qps" "$round" "$4" "$5" >>"$out"
+		echo "bench: round $round $drv $t $size x$qps: $4 MiB/s" >&2
 	else
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
 		set -- $line
@@ -80,10 +84,10 @@ run() {
 
 for round in $(seq "$rounds"); do
 	for p in $points; do
-		IFS=: read -r t size kind <<<"$p"
+		IFS=: read -r t size kind qps <<<"$p"
 		# Alternate which driver goes first, so neither always runs on a warmer host.
 		if [ $((round % 2)) = 1 ]; then order="rrxe rxe"; else order="rxe rrxe"; fi
-		for drv in $order; do run "$drv" "$t" "$size" "$kind" "$round"; done
+		for drv in $order; do run "$drv" "$t" "$size" "$kind" "$round" "${qps:-1}"; done
 	done
 done
 echo "bench: $(wc -l <"$out") runs written" >&2

@@ -24,14 +24,15 @@ def summarise(runs):
     points = []
     keys = []
     for r in runs:
-        k = (r["test"], r["size"], r["kind"])
+        k = (r["test"], r["size"], r["kind"], r.get("qps", 1))
         if k not in keys:
             keys.append(k)
-    for test, size, kind in keys:
-        p = {"test": test, "size": size, "kind": kind}
+    for test, size, kind, qps in keys:
+        p = {"test": test, "size": size, "kind": kind, "qps": qps}
         ok = True
         for drv in ("rrxe", "rxe"):
-            mine = [r for r in runs if (r["test"], r["size"], r["driver"]) == (test, size, drv)]
+            mine = [r for r in runs
+                    if (r["test"], r["size"], r.get("qps", 1), r["driver"]) == (test, size, qps, drv)]
             good = [r for r in mine if r.get("ok")]
             p[drv + "_runs"] = len(mine)
             p[drv + "_failed"] = len(mine) - len(good)
@@ -52,11 +53,12 @@ def summarise(runs):
 def label(p):
     size = p["size"]
     s = f"{size // 1024}K" if size >= 1024 else f"{size}B"
-    return f"{p['test'].replace('ib_', '')} {s}"
+    qps = p.get("qps", 1)
+    return f"{p['test'].replace('ib_', '')} {s}" + (f" x{qps} QPs" if qps > 1 else "")
 
 
 def table(points):
-    lines = [f"{'point':<18} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9}  better"]
+    lines = [f"{'point':<24} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9}  better"]
     for p in points:
         unit = "MiB/s" if p["kind"] == "bw" else "us"
         fmt = lambda v: "failed" if v is None else f"{v:.2f}"
@@ -67,7 +69,7 @@ def table(points):
             verdict, ratio = ("rrxe" if good else "rxe"), f"{p['ratio']:.2f}"
         notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
                  for d in ("rrxe", "rxe") if p.get(d + "_zero")]
-        lines.append(f"{label(p):<18} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9}  "
+        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9}  "
                      f"{verdict}{'  (' + '; '.join(notes) + ')' if notes else ''}")
     return "\n".join(lines)
 
