@@ -15,7 +15,7 @@ use crate::{
     device::{Rrxe, RrxeDevice},
     params,
     proto::{
-        psn::{psn_add, psn_diff},
+        psn::{self, psn_add, psn_diff},
         qp_state::{self, QpState, QpType},
         window::SendWindow,
     },
@@ -234,6 +234,11 @@ impl Runner {
         }
     }
 
+    /// Whether an engine runs now (a hint: it may stop at once).
+    pub(crate) fn is_running(&self) -> bool {
+        self.running.load(Ordering::Relaxed)
+    }
+
     /// Calls `step` until it returns false (nothing more to do), at most `budget`
     /// times; at the budget it calls `defer` to go on later, elsewhere.
     ///
@@ -336,6 +341,12 @@ impl WorkItem for QpInner {
 /// item. Already queued is fine: that run sees everything queued so far.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
     let _ = workqueue::system_percpu().enqueue(inner.clone());
+}
+
+/// As [`defer`], on an unbound work queue, so the work may run on another CPU
+/// while this one goes on (a user post handed off by [`doorbell`]).
+fn defer_elsewhere(inner: &Arc<QpInner>) {
+    let _ = workqueue::system_unbound().enqueue(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.
@@ -761,11 +772,56 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
     false
 }
 
-/// The user doorbell: takes the new WQEs into kernel memory and sends what it can.
+/// Values of the `post_handoff` module parameter: which user posts the doorbell
+/// hands to the QP's work item instead of sending them itself.
+pub(crate) mod handoff {
+    /// None: every post is sent from the doorbell syscall.
+    pub(crate) const NEVER: u32 = 0;
+    /// Posts behind unfinished WQEs whose messages fit in one packet (default).
+    pub(crate) const SMALL: u32 = 1;
+    // 2 (and above): posts behind unfinished WQEs, of any size.
+}
+
+/// The user doorbell: takes the new WQEs into kernel memory and sends them, from
+/// here or from the QP's work item.
+///
+/// Sent from here, a post on a veth or loopback path runs the whole round trip in
+/// this syscall, on this CPU: the packet, the peer's responder in the receive
+/// softirq, its ACK and this side's completer. For one message in flight that is
+/// the fastest way (a ping-pong never waits for a worker to wake). A stream of
+/// small messages, though, is then bound by one CPU doing the user's loop and all
+/// of the driver's work. So a post that finds earlier WQEs not yet finished (a
+/// stream, not a ping-pong) is handed to the work item on an unbound queue, which
+/// another CPU runs while this one returns to the user; if the requester already
+/// runs elsewhere, it is only told to look again. Large messages gained nothing
+/// from it in the A/B runs (Documentation/design.rst), so by default only
+/// one-packet messages are handed off.
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
-    fetch(dev, qp)?;
-    crate::req::run(qp);
+    let posts = fetch(dev, qp)?;
+    let inner = qp.data();
+    let hand_off = posts.behind_others
+        && match crate::post_handoff() {
+            handoff::NEVER => false,
+            handoff::SMALL => posts.one_packet_each,
+            // ANY, and values past it.
+            _ => true,
+        };
+    if hand_off && !inner.req_runner.is_running() {
+        dev.stats.inc(crate::stats::Counter::PostHandoffs);
+        defer_elsewhere(inner);
+    } else {
+        crate::req::run(qp);
+    }
     Ok(())
+}
+
+/// What one doorbell's [`fetch`] took.
+#[derive(Clone, Copy, Default)]
+struct FetchedPosts {
+    /// Earlier WQEs were still queued (unsent or unacknowledged).
+    behind_others: bool,
+    /// Every new WQE's message fits in one packet of the path MTU.
+    one_packet_each: bool,
 }
 
 /// Completes, oldest first, the sent WQEs for which `done` holds (the completer
@@ -832,9 +888,13 @@ pub(crate) fn fail(qp: &Qp<Rrxe>) {
 /// This runs for every user post, so the common case allocates nothing: the copy
 /// goes to the QP's own buffer, and only an error (a refused WQE at the head, or a
 /// QP in the error state) gathers completions.
-fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
     let inner = qp.data();
     let mut first = true;
+    let mut posts = FetchedPosts {
+        behind_others: false,
+        one_packet_each: true,
+    };
     loop {
         let next = {
             let mut st = inner.state.lock();
@@ -842,10 +902,11 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
                 // Not yet able to send: the post fails, as in rxe. Only before any
                 // WQE was taken: a reset racing a later batch is not the post's error.
                 QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
-                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(()),
+                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(posts),
                 QpState::Err => Fetched::Flush,
                 _ => {
                     let pd_id = inner.pd_id;
+                    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
                     let sq = &mut st.sq;
                     let Some(ring) = sq.ring.as_ref() else {
                         return Err(EINVAL);
@@ -855,12 +916,16 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
                     // Only slots beyond the ones already fetched are new.
                     let posted = ring.posted_count() as usize;
                     let from = sq.pending.len();
+                    posts.behind_others |= first && from > 0;
                     let to = posted.min(from + BATCH);
                     for k in from..to {
                         ring.read_posted(k as u32, slot)?;
                         let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
                         let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
-                            Ok(w) => Pending::Wqe(w),
+                            Ok(w) => {
+                                posts.one_packet_each &= w.length <= mtu;
+                                Pending::Wqe(w)
+                            }
                             Err(why) => Pending::Bad { wr_id, why },
                         };
                         sq.pending.push(p, GFP_ATOMIC)?;
@@ -877,7 +942,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         };
         match next {
             Fetched::More => first = false,
-            Fetched::All => return Ok(()),
+            Fetched::All => return Ok(posts),
             // Reported, and the QP failed, now rather than when the requester
             // reaches it (which it does not in SQD).
             Fetched::BadHead => {
@@ -886,11 +951,11 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
                     out.post(qp);
                     flush(qp, &mut out);
                 }
-                return Ok(());
+                return Ok(FetchedPosts::default());
             }
             Fetched::Flush => {
                 flush(qp, &mut Completions::new(GFP_KERNEL)?);
-                return Ok(());
+                return Ok(FetchedPosts::default());
             }
         }
     }

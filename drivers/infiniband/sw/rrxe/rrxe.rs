@@ -48,6 +48,17 @@ module! {
     description: "Soft RoCE v2 RDMA provider (Rust)",
     license: "GPL",
     alias: ["rdma-link-rrxe"],
+    params: {
+        post_handoff: u32 {
+            default: 1,
+            description: "User posts behind unfinished WQEs sent from a work item: 0 never, 1 one-packet messages, 2 all",
+        },
+    },
+}
+
+/// Which user posts are handed to the QP's work item ([`qp::handoff`]).
+pub(crate) fn post_handoff() -> u32 {
+    module_parameters::post_handoff.value()
 }
 
 kernel::sync::global_lock! {

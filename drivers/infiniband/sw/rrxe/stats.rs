@@ -67,10 +67,13 @@ pub(crate) enum Counter {
     /// Unacknowledged unsignaled tails whose last packet was sent again, asking
     /// for the ACK the requester had not asked for.
     TailAckProbes,
+    /// User posts handed to the QP's work item rather than sent from the
+    /// doorbell (`post_handoff`).
+    PostHandoffs,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 28] = [
+pub(crate) static DESCS: [StatDesc; 29] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -99,6 +102,7 @@ pub(crate) static DESCS: [StatDesc; 28] = [
     StatDesc::new(c"rnr_retry_exceeded_err"),
     StatDesc::new(c"resp_tx_dropped"),
     StatDesc::new(c"tail_ack_probes"),
+    StatDesc::new(c"post_handoffs"),
 ];
 
 /// The counters of one device.
