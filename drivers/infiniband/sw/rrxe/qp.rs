@@ -346,7 +346,7 @@ pub(crate) fn defer(inner: &Arc<QpInner>) {
 /// As [`defer`], on an unbound work queue, so the work may run on another CPU
 /// while this one goes on (a user post handed off by [`doorbell`]).
 fn defer_elsewhere(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_unbound().enqueue(inner.clone());
+    let _ = workqueue::system_dfl().enqueue(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.
