@@ -18,6 +18,11 @@ exit status is 0 when all passed):
                 no ACK at their ends, so its tail probe must get it well before
                 the ACK timeout (1 s): 0.3 s later the data is there and moving
                 the QP to error flushes nothing (they were retired).
+  handoff       a SEND that DEV_B RNR NAKs (no receive yet, min_rnr_timer 164
+                ms), and 50 ms later a second (rrxe requesters only): the second
+                post finds an unfinished WQE ahead of it, so the doorbell hands
+                it to the QP's work item (post_handoffs moves by exactly 1);
+                once receives are posted both complete in order, data intact.
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -236,6 +241,33 @@ def tail(a, b):
             expect("completions after moving to error", a.poll(3, 1), []))
 
 
+def stat(dev, name):
+    """Counter `name` of `dev`'s port 1, from `rdma statistic`."""
+    words = subprocess.run(["rdma", "statistic", "show", "link", f"{dev}/1"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    return next(int(v) for k, v in zip(words, words[1:]) if k == name)
+
+
+def handoff(a, b, dev_a):
+    # The first SEND meets no receive: B's RNR NAK holds it for 164 ms (B's
+    # min_rnr_timer 28), so the second post finds an unfinished WQE ahead of it
+    # and, with nothing running the requester, goes to the QP's work item.
+    first, second = b"first-send-in-rnr" * 4, b"handed-off-second" * 4
+    a.mr.write(first + second, 2 * len(first), 0)
+    before = stat(dev_a, "post_handoffs")
+    a.post(1, e.IBV_WR_SEND, 0, len(first))
+    time.sleep(0.05)
+    a.post(2, e.IBV_WR_SEND, len(first), len(second))
+    handed = stat(dev_a, "post_handoffs") - before
+    b.post_recv(11, 0, 4096)
+    b.post_recv(12, 4096, 4096)
+    return (expect("post_handoffs for the post behind the RNR-held SEND", handed, 1) and
+            expect("SENDs, in order", a.poll(2, 30), [(1, WC_SUCCESS), (2, WC_SUCCESS)]) and
+            expect("receives, in order", b.poll(2, 30), [(11, WC_SUCCESS), (12, WC_SUCCESS)]) and
+            expect("data", (b.mr.read(len(first), 0), b.mr.read(len(second), 4096)),
+                   (first, second)))
+
+
 def retry(a, b):
     a.post(1, e.IBV_WR_SEND, 0, 64)
     # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
@@ -336,7 +368,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     a.connect(b, **kw)
-    b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024))
+    b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
+              min_rnr_timer=28 if case == "handoff" else 14)
     if case == "transfer":
         return transfer(a, b, int(arg))
     if case in ("rnr", "rnr0"):
@@ -345,6 +378,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
         return retry(a, b)
     if case == "tail":
         return tail(a, b)
+    if case == "handoff":
+        return handoff(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

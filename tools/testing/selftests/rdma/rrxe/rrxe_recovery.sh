@@ -13,6 +13,10 @@
 #    (flushes, no error completion; see Documentation/testing.rst);
 #  - RNR: a receive posted 0.5 s late is waited for (rnr_retry 7); with
 #    rnr_retry 0 the SEND fails with RNR_RETRY_EXC_ERR;
+#  - unsignaled WRITEs: three with nothing after them are retired by the tail
+#    probe well before the ACK timeout;
+#  - a post behind an RNR-held SEND is handed to the QP's work item, and both
+#    complete in order (rrxe requesters);
 #  - the local ACK timeout: every packet dropped, the SEND fails with
 #    RETRY_EXC_ERR after retry_cnt 2;
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
@@ -35,9 +39,10 @@ RXE_MTU=${RRXE_LOSS_RXE_MTU:-1024}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 8 cases for each of 3 pairings, the window and SRQ cases for the 2 with rrxe
-# responding, 6 counter checks.
-PLAN=34
+# 8 cases for each of 3 pairings, the hand-off case for the 2 with rrxe
+# requesting, the window and SRQ cases for the 2 with rrxe responding, 6 counter
+# checks.
+PLAN=36
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -81,6 +86,9 @@ bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
 out_of_range=$p: WRITE past the MR gives REM_ACCESS_ERR;\
 no_read=$p: READ without remote read gives REM_ACCESS_ERR;\
 tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout"
+	if [ "$a" = rrxe0 ]; then
+		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order"
+	fi
 	if [ "$b" != rxe1 ]; then
 		rcases "$a" "$b" "mw_window=$p: a memory window bounds remote access, and pins its MR"
 		# wire.py, in A's namespace, plays A's part over IPv6.
