@@ -25,7 +25,9 @@ fi
 
 for t in rrxe_*.sh; do
 	echo "# selftest $t"
+	t0=$SECONDS
 	timeout 2400 "./$t" 2>&1 | sed 's/^/  /'
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+	echo "# $t took $((SECONDS - t0)) s"
 done
 exit $rc
