@@ -478,13 +478,13 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     if read {
         st.sq.rd_outstanding += 1;
     }
-    st.sq.psn = psn_add(pkt_psn, span);
-    if psn_diff(st.sq.psn, st.sq.sent_psn) > 0 {
-        st.sq.sent_psn = st.sq.psn;
-    }
     if qp.data().qp_type == qpt::RC {
         timer::sent(qp.data(), st);
         timer::tail(qp.data(), st, ack_req);
+    }
+    st.sq.psn = psn_add(pkt_psn, span);
+    if psn_diff(st.sq.psn, st.sq.sent_psn) > 0 {
+        st.sq.sent_psn = st.sq.psn;
     }
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
     if last {

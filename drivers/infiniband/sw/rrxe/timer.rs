@@ -42,12 +42,10 @@ type Now = Instant<Monotonic>;
 /// resend packets whose ACK is on its way; rxe's jiffies timers have a floor too.
 const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 
-/// How long the requester must have sent nothing, with packets sent without
-/// AckReq and none with it since, before the last one is sent again to ask
-/// ([`req::probe_tail`]). Long against an ACK's round trip; short against the
-/// ACK timeout, so a tail's SQ slots come back soon. A stream that is still
-/// sending is never probed, however long it goes between AckReqs (32 small
-/// WQEs under TCG take longer than this).
+/// How long packets sent without AckReq wait for a packet with it before the last
+/// one is sent again to ask ([`req::probe_tail`]). Long against an ACK's round
+/// trip, so a stream of unsignaled WQEs is not probed; short against the ACK
+/// timeout, so a tail's SQ slots come back soon.
 const TAIL_PROBE_NS: i64 = 1_000_000;
 
 /// `retry_cnt` and `rnr_retry` value that never runs out.
@@ -68,12 +66,8 @@ pub(crate) struct Timers {
     ack_due: Option<Now>,
     /// When the RNR wait ends; the requester sends nothing before.
     rnr_until: Option<Now>,
-    /// When packets sent without AckReq, and none with it since, get a tail probe
-    /// if no other packet went out meanwhile.
+    /// When packets sent without AckReq, and none with it since, get a tail probe.
     tail_due: Option<Now>,
-    /// `sent_psn` when `tail_due` was set: if it moved by then, the requester is
-    /// still sending and the probe waits again.
-    tail_psn: u32,
     /// Retries left (reset to the QP's counts whenever an ACK makes progress).
     retry_left: u8,
     rnr_left: u8,
@@ -150,24 +144,17 @@ pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
     arm(inner, &mut st.timers, now, due);
 }
 
-/// An RC request packet was sent (and `sent_psn` moved past it), asking for an ACK
-/// or not: the first packet that does not ask starts the wait for the tail probe,
-/// and one that asks ends it.
+/// An RC request packet was sent, asking for an ACK or not: the first packet that
+/// does not ask starts the wait for the tail probe, and one that asks ends it.
 pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
     if ack_req {
         st.timers.tail_due = None;
     } else if st.timers.tail_due.is_none() {
-        wait_for_tail(inner, st);
+        let now = Now::now();
+        let due = now + Delta::from_nanos(TAIL_PROBE_NS);
+        st.timers.tail_due = Some(due);
+        arm(inner, &mut st.timers, now, due);
     }
-}
-
-/// Starts (again) the wait for a tail probe, from now and the current `sent_psn`.
-fn wait_for_tail(inner: &Arc<QpInner>, st: &mut QpState_) {
-    let now = Now::now();
-    let due = now + Delta::from_nanos(TAIL_PROBE_NS);
-    st.timers.tail_due = Some(due);
-    st.timers.tail_psn = st.sq.sent_psn;
-    arm(inner, &mut st.timers, now, due);
 }
 
 /// An ACK or response made progress: the retries start over, and so does the ACK
@@ -321,9 +308,6 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         if let Some(due) = st.timers.tail_due {
             if (now - due).is_negative() {
                 arm(inner, &mut st.timers, now, due);
-            } else if st.sq.sent_psn != st.timers.tail_psn {
-                // Still sending: not a tail yet.
-                wait_for_tail(inner, &mut st);
             } else {
                 st.timers.tail_due = None;
                 // Only an RTS requester sends; elsewhere the tail waits for RTS.
