@@ -73,3 +73,5 @@ gid_index() {
 
 # stat_of DEV COUNTER: one of the device's port counters.
 stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# nonzero_stats DEV: "name value" for each of DEV's port 1 counters above 0.
+nonzero_stats() { rdma statistic show link "$1/1" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^[1-9][0-9]*$/) printf "%s %s ", $i, $(i + 1) }'; }

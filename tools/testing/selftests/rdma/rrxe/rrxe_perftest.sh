@@ -51,8 +51,7 @@ perf() {
 		sed 's/^/# client: /' "$out.c" | tail -n 5
 		# What the two ends counted (retries, drops), for a run that hung.
 		for d in "$cdev" "$sdev"; do
-			diag "$d: $(rdma statistic show link "$d/1" | tr ' ' '\n' |
-				awk 'p != "" && $1 ~ /^[1-9][0-9]*$/ { printf "%s %s ", p, $1 } { p = $1 }')"
+			diag "$d: $(nonzero_stats "$d")"
 		done
 	fi
 	rm -f "$out" "$out.s" "$out.c"

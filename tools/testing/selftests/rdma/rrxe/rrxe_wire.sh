@@ -20,8 +20,6 @@ if ! { ip netns add a && ip netns add b &&
 	exit 1
 fi
 
-stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
-
 # counts NAME KIND COUNTER [ADDR]: sending KIND packets from netns b to ADDR
 # (fd00::1) moves COUNTER.
 counts() {
