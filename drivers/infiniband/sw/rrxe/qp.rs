@@ -295,6 +295,11 @@ pub(crate) struct QpInner {
     dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,
+    /// Runs the packets queued in `rx` ([`crate::recv::RxQueue`]).
+    #[pin]
+    recv_work: Work<QpInner, 1>,
+    #[pin]
+    pub(crate) rx: SpinLockIrq<crate::recv::RxQueue>,
     /// The loss recovery timer ([`crate::timer`]) and whether it is queued.
     #[pin]
     pub(crate) timer: HrTimer<QpInner>,
@@ -311,6 +316,7 @@ pub(crate) type RrxeQp = Arc<QpInner>;
 
 impl_has_work! {
     impl HasWork<Self> for QpInner { self.send_work }
+    impl HasWork<Self, 1> for QpInner { self.recv_work }
 }
 
 /// Packets each engine sends per work item run. The run holds the RCU read lock
@@ -337,16 +343,43 @@ impl WorkItem for QpInner {
     }
 }
 
+impl WorkItem<1> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let more = {
+            let guard = rcu::read_lock();
+            match this.dev.qp_rcu(this.qpn, &guard) {
+                // As `send_work`: only for this very QP. A destroyed QP's queued
+                // packets are freed with it.
+                Some(qp) if core::ptr::eq(&**qp.data(), &*this) => {
+                    crate::recv::run_queued(qp, WORK_BUDGET)
+                }
+                _ => false,
+            }
+        };
+        if more {
+            defer_receive(&this);
+        }
+    }
+}
+
+/// Has the QP's receive work item run its queued packets, on an unbound queue:
+/// on a CPU other than the receiving one where one is free.
+pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
+    let _ = workqueue::system_dfl().enqueue::<_, 1>(inner.clone());
+}
+
 /// Runs the QP's timers, requester and responder's sender later, from its work
 /// item. Already queued is fine: that run sees everything queued so far.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_percpu().enqueue(inner.clone());
+    let _ = workqueue::system_percpu().enqueue::<_, 0>(inner.clone());
 }
 
 /// As [`defer`], on an unbound work queue, so the work may run on another CPU
 /// while this one goes on (a user post handed off by [`doorbell`]).
 fn defer_elsewhere(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_dfl().enqueue(inner.clone());
+    let _ = workqueue::system_dfl().enqueue::<_, 0>(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.
@@ -477,6 +510,7 @@ pub(crate) fn create(
         .data()
         .next_qp_serial
         .fetch_add(1, Ordering::Relaxed);
+    let rx = crate::recv::RxQueue::new();
     let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
@@ -488,6 +522,8 @@ pub(crate) fn create(
                 serial,
                 dev: dev_ref,
                 send_work <- new_work!("rrxe_qp_send"),
+                recv_work <- new_work!("rrxe_qp_recv"),
+                rx <- new_spinlock_irq!(rx),
                 timer <- HrTimer::new(),
                 timer_queued: AtomicBool::new(false),
                 req_runner: Runner::new(),

@@ -70,10 +70,15 @@ pub(crate) enum Counter {
     /// User posts handed to the QP's work item rather than sent from the
     /// doorbell (`post_handoff`).
     PostHandoffs,
+    /// Received packets queued for their QP's receive work item (the parts of
+    /// multi-packet messages, and what arrives behind them).
+    RcvDeferred,
+    /// Received packets dropped because their QP's receive queue was full.
+    RcvQueueFull,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 29] = [
+pub(crate) static DESCS: [StatDesc; 31] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -103,6 +108,8 @@ pub(crate) static DESCS: [StatDesc; 29] = [
     StatDesc::new(c"resp_tx_dropped"),
     StatDesc::new(c"tail_ack_probes"),
     StatDesc::new(c"post_handoffs"),
+    StatDesc::new(c"rcv_deferred"),
+    StatDesc::new(c"rcv_queue_full"),
 ];
 
 /// The counters of one device.

@@ -237,7 +237,7 @@ impl HrTimerCallback for QpInner {
     fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         this.timer_queued.store(false, Ordering::Release);
         // Already queued is fine: that run looks at the deadlines too.
-        let _ = workqueue::system_percpu().enqueue(Arc::<QpInner>::from(this));
+        let _ = workqueue::system_percpu().enqueue::<_, 0>(Arc::<QpInner>::from(this));
         HrTimerRestart::NoRestart
     }
 }
