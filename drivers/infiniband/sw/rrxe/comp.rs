@@ -292,7 +292,19 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let placed = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
-        let i = answered_wqe(&st, psn, true)?;
+        let i = match answered_wqe(&st, psn, true) {
+            Ok(i) => i,
+            Err(Counter::RcvOutOfSequence) => {
+                let resend = unexpected_read_response(&mut st, psn);
+                drop(st);
+                if resend {
+                    qp.device().data().stats.inc(Counter::Retransmits);
+                    req::run(qp);
+                }
+                return Err(Counter::RcvOutOfSequence);
+            }
+            Err(c) => return Err(c),
+        };
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
         };
@@ -314,6 +326,36 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         ok
     };
     response_done(qp, psn, placed)
+}
+
+/// A READ response that is not the one expected next (under the QP lock). The
+/// responder is alive, so the ACK timeout starts over (as for an ACK that brings
+/// nothing new): otherwise, while a responder sends out a long READ whose early
+/// response was lost, the timer fires again and again, and every time-out asks
+/// for the READ once more. rdma_rxe's responder queues each such request and
+/// answers each with the whole rest of the READ, so the answers to stale requests
+/// never ended and the READ never completed.
+///
+/// A response past the expected PSN means that one was lost (a responder sends
+/// in PSN order): the READ is asked for again from there at once, as for a PSN
+/// sequence NAK, rather than after the time-out. Only once until a response
+/// makes progress, so reordering cannot resend a window per packet. Returns
+/// whether the requester went back.
+fn unexpected_read_response(st: &mut QpState_, psn: u32) -> bool {
+    timer::heard(st);
+    let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
+    if !missing {
+        return false;
+    }
+    match timer::seq_nak(st) {
+        timer::SeqNak::Resend => {
+            st.sq.window.lost();
+            rewind(st);
+            true
+        }
+        // Retries used up: the time-out fails the WQE.
+        timer::SeqNak::Resending | timer::SeqNak::Exhausted => false,
+    }
 }
 
 /// An atomic ACK: the original value goes to the atomic's local buffer (8 bytes,
