@@ -107,3 +107,73 @@ proptest! {
         }
     }
 }
+
+fn claim_psns(ring: &mut AnswerRing<Vec<Answer>>, n: usize) -> Vec<(u8, u32)> {
+    (0..n)
+        .map_while(|_| ring.claim())
+        .map(|p| (p.opcode, p.psn))
+        .collect()
+}
+
+/// A repeated READ request replaces the answer of the same READ in its place,
+/// even one partly sent; the answers behind it keep their order.
+#[test]
+fn repeated_read_replaces_its_answer_in_place() {
+    const MTU: u32 = 1024;
+    let mut ring = AnswerRing::new(vec![Answer::default(); 8]);
+    // READ A: PSNs 100..=109; an ACK at 110; READ B: 111..=115.
+    assert!(ring.push(Answer::read(100, 1, 0x1000, 7, 10 * MTU, MTU)));
+    assert!(ring.push(Answer::ack(AETH_ACK_UNLIMITED, 110, 2)));
+    assert!(ring.push(Answer::read(111, 3, 0x9000, 7, 5 * MTU, MTU)));
+    assert_eq!(
+        claim_psns(&mut ring, 3),
+        [
+            (opcode::RC_RDMA_READ_RESPONSE_FIRST, 100),
+            (opcode::RC_RDMA_READ_RESPONSE_MIDDLE, 101),
+            (opcode::RC_RDMA_READ_RESPONSE_MIDDLE, 102),
+        ]
+    );
+    // The requester lost 101 and asks again for the rest of A from there.
+    assert!(ring.push_repeated_read(Answer::read(
+        101,
+        1,
+        0x1000 + u64::from(MTU),
+        7,
+        9 * MTU,
+        MTU
+    )));
+    assert_eq!(ring.len(), 3, "replaced, not queued behind B");
+    let got = claim_psns(&mut ring, 20);
+    let psns: Vec<u32> = got.iter().map(|&(_, psn)| psn).collect();
+    let want: Vec<u32> = (101..=115).collect();
+    assert_eq!(psns, want, "A from 101 on, the ACK, then B, each once");
+    assert_eq!(got[0].0, opcode::RC_RDMA_READ_RESPONSE_FIRST);
+    assert_eq!(got[9], (opcode::RC_ACKNOWLEDGE, 110));
+    assert!(ring.is_empty());
+}
+
+/// With no queued answer of the same READ (sent out already, or another READ),
+/// the answer to a repeated request is queued at the end.
+#[test]
+fn repeated_read_without_its_answer_is_queued() {
+    const MTU: u32 = 256;
+    let mut ring = AnswerRing::new(vec![Answer::default(); 4]);
+    assert!(ring.push(Answer::read(0x00ff_fffe, 1, 0, 7, 4 * MTU, MTU)));
+    // Same first PSN, but ends elsewhere: not the same READ.
+    assert!(ring.push_repeated_read(Answer::read(0x00ff_fffe, 1, 0, 7, 2 * MTU, MTU)));
+    assert_eq!(ring.len(), 2);
+    // Inside the first READ across the PSN wrap, ending where it ends: replaces it.
+    assert!(ring.push_repeated_read(Answer::read(1, 1, 3 * u64::from(MTU), 7, MTU, MTU)));
+    assert_eq!(ring.len(), 2);
+    assert_eq!(
+        claim_psns(&mut ring, 10),
+        [
+            (opcode::RC_RDMA_READ_RESPONSE_ONLY, 1),
+            (opcode::RC_RDMA_READ_RESPONSE_FIRST, 0x00ff_fffe),
+            (opcode::RC_RDMA_READ_RESPONSE_LAST, 0x00ff_ffff),
+        ]
+    );
+    // Everything sent: a repeat of it is queued anew.
+    assert!(ring.push_repeated_read(Answer::read(1, 1, 0, 7, MTU, MTU)));
+    assert_eq!(ring.len(), 1);
+}

@@ -180,6 +180,8 @@ struct Outcome {
     /// The answer to send: an ACK or NAK, READ responses or an atomic ACK (a
     /// request gets at most one).
     answer: Option<Answer>,
+    /// `answer` answers a repeated READ request ([`resp_tx::TxQueue::push_repeated_read`]).
+    repeated_read: bool,
     wc: Option<Wc>,
     solicited: bool,
     /// The QP fails (RC class C/D errors, local errors).
@@ -212,7 +214,7 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
         // Queued under the lock, so answers leave in the order decided.
         let answer = out.answer.take();
         if let Some(a) = answer {
-            resp_tx::queue(qp, &mut st.resp_tx, a);
+            resp_tx::queue(qp, &mut st.resp_tx, a, out.repeated_read);
         }
         (r, answer.is_some())
     };
@@ -597,6 +599,7 @@ fn read_request(
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
     }
     out.answer = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
+    out.repeated_read = duplicate;
     Ok(())
 }
 

@@ -52,9 +52,16 @@ pub(crate) fn new_queue(capacity: usize) -> Result<TxQueue> {
     Ok(AnswerRing::new(v))
 }
 
-/// Queues an answer of `qp`'s responder (under its lock); [`run`] sends it.
-pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut TxQueue, a: Answer) {
-    if !tx.push(a) {
+/// Queues an answer of `qp`'s responder (under its lock); [`run`] sends it. The
+/// answer to a `repeated_read` request replaces the queued answer of the same
+/// READ.
+pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut TxQueue, a: Answer, repeated_read: bool) {
+    let queued = if repeated_read {
+        tx.push_repeated_read(a)
+    } else {
+        tx.push(a)
+    };
+    if !queued {
         qp.device().data().stats.inc(Counter::RespTxDropped);
     }
 }

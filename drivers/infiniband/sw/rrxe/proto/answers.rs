@@ -10,7 +10,7 @@
 
 use super::hdr::AETH_ACK_UNLIMITED;
 use super::opcode;
-use super::psn::psn_add;
+use super::psn::{psn_add, psn_sub};
 use core::ops::DerefMut;
 
 /// What an answer is.
@@ -175,6 +175,33 @@ impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
         *slot = Answer { sent: 0, ..a };
         self.len += 1;
         true
+    }
+
+    /// Queues the answer to a repeated READ request (`a`, a READ): it replaces,
+    /// in its place, the queued answer of the same READ (the one whose PSNs
+    /// contain `a`'s first and end where `a`'s end), even one partly sent. The
+    /// requester asked again from `a.psn` because it dropped everything after a
+    /// lost response, so the rest of the old answer would only be dropped too;
+    /// and answering in the old place keeps the READ ahead of later answers. With
+    /// no such answer queued, `a` is queued as by [`Self::push`]. Returns false
+    /// if there was no room.
+    pub fn push_repeated_read(&mut self, a: Answer) -> bool {
+        let end = psn_add(a.psn, a.packets());
+        for i in 0..self.len {
+            let at = self.slot(i);
+            let Some(q) = self.slots.get_mut(at) else {
+                break;
+            };
+            if q.kind != Kind::Read || psn_add(q.psn, q.packets()) != end {
+                continue;
+            }
+            // `a.psn` lies in [q.psn, end).
+            if psn_sub(a.psn, q.psn) < q.packets() {
+                *q = Answer { sent: 0, ..a };
+                return true;
+            }
+        }
+        self.push(a)
     }
 
     /// Takes the next packet to send, in order.
