@@ -6,10 +6,13 @@ rrxe or rdma_rxe; the calling script sets up the network and any netem).
 
 Cases (each prints "PASS CASE" or "FAIL CASE" on stdout, details on stderr; the
 exit status is 0 when all passed):
-  transfer MIB [MTU]
+  transfer MIB [MTU [READ_KIB]]
                 WRITE MIB MiB, then SEND it again into posted receives, in 1 MiB
-                messages at path MTU MTU (default 1024); both copies must hash
-                the same as the source.
+                messages, then READ it back over the cleared source in READ_KIB
+                KiB READs (default 1024), at path MTU MTU (default 1024); all
+                three copies must hash the same as the source. An rrxe requester
+                must queue READ response data for its QP's receive work item
+                (rcv_deferred moves).
   rnr           no receive posted: the SEND is RNR NAKed and retried
                 (rnr_retry 7) until a receive is posted 0.5 s later; then it
                 completes and the data arrived.
@@ -165,25 +168,34 @@ def digest(mr, length):
     return h.hexdigest()
 
 
-def transfer(a, b, mib):
+def one_sided(a, b, opcode, name, size, chunk):
+    """`size` bytes from A's MR to B's (WRITE) or back (READ), at the same offsets,
+    in `chunk`-byte WRs, at most DEPTH outstanding; False after an error or two
+    minutes without a completion."""
+    count = size // chunk
+    posted = done = 0
+    while done < count:
+        while posted < count and posted - done < DEPTH:
+            a.post(posted, opcode, posted * chunk, chunk, b.mr.buf + posted * chunk, b.mr.rkey)
+            posted += 1
+        wcs = a.poll(posted - done, 120)
+        if not wcs or any(s != WC_SUCCESS for _, s in wcs):
+            log(f"{name}: {done}/{count} of {chunk // 1024} KiB done, then "
+                f"{wcs or 'nothing for 120 s'}")
+            return False
+        done += len(wcs)
+    return True
+
+
+def transfer(a, b, mib, dev_a, read_kib):
     size = mib * MIB
     src = os.urandom(size)
     for off in range(0, size, 8 * MIB):
         a.mr.write(src[off:off + 8 * MIB], min(8 * MIB, size - off), off)
     want = hashlib.sha256(src).hexdigest()
     t0 = time.monotonic()
-    # WRITE, at most DEPTH outstanding.
-    posted = done = 0
-    while done < mib:
-        while posted < mib and posted - done < DEPTH:
-            a.post(posted, e.IBV_WR_RDMA_WRITE, posted * MIB, MIB, b.mr.buf + posted * MIB,
-                   b.mr.rkey)
-            posted += 1
-        wcs = a.poll(posted - done, 120)
-        if not wcs or any(s != WC_SUCCESS for _, s in wcs):
-            log(f"WRITE: {done}/{mib} done, then {wcs or 'nothing for 120 s'}")
-            return False
-        done += len(wcs)
+    if not one_sided(a, b, e.IBV_WR_RDMA_WRITE, "WRITE", size, MIB):
+        return False
     t1 = time.monotonic()
     if not expect("WRITE copy sha256", digest(b.mr, size), want):
         return False
@@ -209,8 +221,20 @@ def transfer(a, b, mib):
             log(f"SEND: {done}/{mib} sent, {recvd}/{mib} received after 600 s")
             return False
     t2 = time.monotonic()
-    log(f"WRITE {mib} MiB in {t1 - t0:.1f} s, SEND in {t2 - t1:.1f} s")
-    return expect("SEND copy sha256", digest(b.mr, size), want)
+    if not expect("SEND copy sha256", digest(b.mr, size), want):
+        return False
+    # READ it back over the cleared source.
+    for off in range(0, size, 8 * MIB):
+        a.mr.write(zero, min(8 * MIB, size - off), off)
+    deferred = stat(dev_a, "rcv_deferred") if dev_a.startswith("rrxe") else None
+    if not one_sided(a, b, e.IBV_WR_RDMA_READ, "READ", size, read_kib * 1024):
+        return False
+    t3 = time.monotonic()
+    log(f"WRITE {mib} MiB in {t1 - t0:.1f} s, SEND in {t2 - t1:.1f} s, READ in {t3 - t2:.1f} s")
+    if deferred is not None and not stat(dev_a, "rcv_deferred") > deferred:
+        log("rcv_deferred did not move: READ response data was not queued")
+        return False
+    return expect("READ copy sha256", digest(a.mr, size), want)
 
 
 def rnr(a, b, retries):
@@ -349,7 +373,7 @@ def srq_error(a, b):
             expect("receive completions", b.poll(2, 2), [(1, WC_WR_FLUSH_ERR)]))
 
 
-def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
+def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
     size = (int(arg) if case == "transfer" else 1) * MIB
@@ -371,7 +395,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu):
     b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
               min_rnr_timer=28 if case == "handoff" else 14)
     if case == "transfer":
-        return transfer(a, b, int(arg))
+        return transfer(a, b, int(arg), dev_a, read_kib)
     if case in ("rnr", "rnr0"):
         return rnr(a, b, 0 if case == "rnr0" else 7)
     if case == "retry":
@@ -396,6 +420,10 @@ def main():
     dev_a, gid_a, dev_b, gid_b, cases = sys.argv[1:6]
     arg = sys.argv[6] if len(sys.argv) > 6 else "0"
     mtu = int(sys.argv[7]) if len(sys.argv) > 7 else 1024
+    read_kib = int(sys.argv[8]) if len(sys.argv) > 8 else 1024
+    if read_kib <= 0 or 1024 % read_kib:
+        print(f"READ_KIB {read_kib} does not divide 1024", file=sys.stderr)
+        return 2
     if mtu not in PATH_MTUS:
         print(f"MTU {mtu} is not one of {sorted(PATH_MTUS)}", file=sys.stderr)
         return 2
@@ -403,7 +431,7 @@ def main():
     # Several cases in one process save the interpreter's start-up under TCG.
     for case in cases.split(","):
         try:
-            passed = run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu)
+            passed = run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib)
         except Exception as ex:  # a verbs error fails this case only
             log(f"{case}: {ex!r}")
             passed = False

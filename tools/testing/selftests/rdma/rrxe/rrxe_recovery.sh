@@ -5,7 +5,9 @@
 # For rrxe0 -> rrxe1, then rrxe0 -> rdma_rxe's rxe1 and rxe1 -> rrxe0 (requester
 # first):
 #  - a lossy transfer: netem "loss 5% duplicate 1% reorder 25% delay 200us" on
-#    both veths, RC WRITE then SEND, both copies checked by SHA-256: rrxe0 ->
+#    both veths, RC WRITE and SEND in 1 MiB messages, then READ back in
+#    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
+#    rrxe requester must also queue READ response data: rcv_deferred); rrxe0 ->
 #    rrxe1 moves RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU
 #    (default 4096; the veths are at MTU 9000); the pairings with rdma_rxe move
 #    RRXE_LOSS_RXE_MIB (default 2) at RRXE_LOSS_RXE_MTU (default 1024), because
@@ -34,6 +36,10 @@ MIB=${RRXE_LOSS_MIB:-64}
 MTU=${RRXE_LOSS_MTU:-4096}
 RXE_MIB=${RRXE_LOSS_RXE_MIB:-2}
 RXE_MTU=${RRXE_LOSS_RXE_MTU:-1024}
+# Go-back-N resends the rest of a READ after each lost response, and rdma_rxe's
+# responder sends out every response stream it started: through 5% loss, 1 MiB
+# READs of rdma_rxe's memory made ~4 packets/s of progress under TCG.
+READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # limit: netem's queue must not overflow. rdma_rxe 7.3 fails its QP
 # (LOC_QP_OP_ERR, then flushes) when the local qdisc refuses a packet, and go-back-N
 # bursts under TCG's late timers can pass the default 1000; this test is about
@@ -76,8 +82,8 @@ pairing() {
 	local a=$1 ans=$2 adev=$3 b=$4 mib=$5 mtu=$6 p="$1 -> $4"
 	netem a veth0 $NETEM
 	netem b veth1 $NETEM
-	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE and SEND at MTU $mtu through netem ($NETEM)" \
-		"$mib" "$mtu"
+	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE, SEND and READ ($READ_KIB KiB) at MTU $mtu through netem ($NETEM)" \
+		"$mib" "$mtu" "$READ_KIB"
 	netem a veth0
 	netem b veth1
 	rcases "$a" "$b" "rnr=$p: RNR NAKs until a late receive, then success;\
