@@ -60,6 +60,12 @@ run() {
 	[ "$rc" != 0 ] || rc=$src
 	# The result row is the one that starts with the message size.
 	line=$(awk -v n="$size" '$1 == n && NF >= 5 { l = $0 } END { print l }' "$c")
+	# perftest prints "inf" or "nan" for a time it could not measure (seen once
+	# in ib_write_lat under TCG): a failed run, not a JSON number.
+	if [ -n "$line" ] && ! awk '{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) exit 1 }' <<<"$line"; then
+		echo "bench: $drv $t $size gave a result that is not a number: $line" >&2
+		line=""
+	fi
 	if [ "$rc" != 0 ] || [ -z "$line" ]; then
 		echo "bench: $drv $t $size failed (rc=$rc)" >&2
 		sed 's/^/  client: /' "$c" | tail -n 5 >&2
