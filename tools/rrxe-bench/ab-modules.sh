@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A/B of two or more builds of rrxe.ko in one guest boot, rrxe0 <-> rrxe1 over
+# the standard topology's veths, for the perftest bandwidth points in POINTS
+# ("test:size:qps ...", 4 s each), ROUNDS times (2) with the modules in turn, so
+# the TCG host's drift hits all of them. Run it with --no-load on the perf kernel,
+# the modules somewhere in the cache (the guest sees it as /cache), e.g.
+#   scripts/vm run --flavour perf --no-build --no-load -- \
+#       tools/rrxe-bench/ab-modules.sh /cache/exp/old.ko /cache/exp/new.ko
+# Prints one line per module and round: the MiB/s of each point.
+set -u
+. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index
+[ $# -ge 2 ] || { echo "usage: ab-modules.sh A.ko B.ko..." >&2; exit 2; }
+POINTS=${POINTS:-"ib_write_bw:4096:1 ib_write_bw:4096:8 ib_read_bw:4096:8 ib_write_bw:65536:1"}
+ROUNDS=${ROUNDS:-2}
+modprobe ib_uverbs && modprobe rdma_ucm || exit 1
+setup_topology && pin_neighbours a veth0 b veth1 10.0.0 || exit 1
+port=18515
+# bw TEST SIZE QPS: MiB/s of one run, or "failed".
+bw() {
+	local q="" r
+	port=$((port + 1))
+	[ "$3" = 1 ] || q="-q $3"
+	# shellcheck disable=SC2086 # $q is empty or two words
+	ip netns exec b timeout 60 "$1" -d rrxe1 -x "$(gid_index rrxe1 4)" -p $port -F -s "$2" -D 4 $q \
+		>/dev/null 2>&1 &
+	sleep 1
+	# shellcheck disable=SC2086
+	r=$(ip netns exec a timeout 60 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -p $port -F -s "$2" -D 4 $q \
+		10.0.0.2 2>&1 | awk -v n="$2" '$1 == n && NF >= 5 { print $4 }')
+	wait
+	echo "${r:-failed}"
+}
+for round in $(seq "$ROUNDS"); do
+	for ko in "$@"; do
+		rmmod rrxe 2>/dev/null
+		insmod "$ko" || { echo "insmod $ko failed" >&2; exit 1; }
+		ip netns exec a rdma link add rrxe0 type rrxe netdev veth0 &&
+			ip netns exec b rdma link add rrxe1 type rrxe netdev veth1 || exit 1
+		line="round $round $(basename "$ko"):"
+		for p in $POINTS; do
+			IFS=: read -r t size qps <<<"$p"
+			line+=" $t/$size/x$qps=$(bw "$t" "$size" "$qps")"
+		done
+		echo "$line"
+		ip netns exec a rdma link del rrxe0
+		ip netns exec b rdma link del rrxe1
+	done
+done
