@@ -300,6 +300,10 @@ pub(crate) struct QpInner {
     recv_work: Work<QpInner, 1>,
     #[pin]
     pub(crate) rx: SpinLockIrq<crate::recv::RxQueue>,
+    /// The receive work item owns the QP's packets: set (under `rx`'s lock) by
+    /// the first packet queued and cleared when the work item finds `rx` empty.
+    /// Packets for the QP queue behind it while it is set.
+    pub(crate) rx_owned: AtomicBool,
     /// The loss recovery timer ([`crate::timer`]) and whether it is queued.
     #[pin]
     pub(crate) timer: HrTimer<QpInner>,
@@ -524,6 +528,7 @@ pub(crate) fn create(
                 send_work <- new_work!("rrxe_qp_send"),
                 recv_work <- new_work!("rrxe_qp_recv"),
                 rx <- new_spinlock_irq!(rx),
+                rx_owned: AtomicBool::new(false),
                 timer <- HrTimer::new(),
                 timer_queued: AtomicBool::new(false),
                 req_runner: Runner::new(),

@@ -17,6 +17,7 @@ use crate::{
     qp::{self, QpInner},
     stats::Counter,
 };
+use core::sync::atomic::Ordering;
 use kernel::{
     net::skb::SkBuff,
     prelude::*,
@@ -57,10 +58,6 @@ pub(crate) struct RxQueue {
     slots: KVec<Option<SkBuff>>,
     head: usize,
     len: usize,
-    /// The work item owns the QP's packets: set by the first packet queued and
-    /// cleared when the work item finds the queue empty. Packets for the QP
-    /// queue behind it while it is set.
-    owned: bool,
 }
 
 impl RxQueue {
@@ -69,7 +66,6 @@ impl RxQueue {
             slots: KVec::new(),
             head: 0,
             len: 0,
-            owned: false,
         }
     }
 
@@ -111,7 +107,6 @@ impl RxQueue {
             Some(slot) => {
                 *slot = Some(skb);
                 self.len += 1;
-                self.owned = true;
                 Ok(())
             }
             None => Err(skb),
@@ -205,10 +200,15 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let inner = qp.data();
     let info = p.pkt.info;
     let read_data = info.is_response() && (info.is_first() || info.is_middle());
-    let mut q = inner.rx.lock();
-    if read_data || q.owned {
+    // Read without the lock, so the common case takes none: a packet that sees
+    // `rx_owned` clear while another CPU queues one did not arrive after it.
+    if read_data || inner.rx_owned.load(Ordering::Acquire) {
+        let mut q = inner.rx.lock();
         // Checked by the work item (`p` is not used on this path).
         let queued = q.push(skb);
+        if queued.is_ok() {
+            inner.rx_owned.store(true, Ordering::Release);
+        }
         drop(q);
         return match queued {
             Ok(()) => {
@@ -220,7 +220,6 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
             Err(_skb) => Err(Counter::RcvQueueFull),
         };
     }
-    drop(q);
     p.verify_icrc()?;
     crate::resp::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
@@ -238,7 +237,7 @@ pub(crate) fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
             match q.pop() {
                 Some(skb) => skb,
                 None => {
-                    q.owned = false;
+                    inner.rx_owned.store(false, Ordering::Release);
                     return false;
                 }
             }
