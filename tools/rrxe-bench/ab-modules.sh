@@ -7,6 +7,7 @@
 # the modules somewhere in the cache (the guest sees it as /cache), e.g.
 #   scripts/vm run --flavour perf --no-build --no-load -- \
 #       tools/rrxe-bench/ab-modules.sh /cache/exp/old.ko /cache/exp/new.ko
+# A module may carry parameters, as one argument: "/cache/exp/a.ko post_handoff=2".
 # Prints one line per module and round: the MiB/s of each point.
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index
@@ -34,10 +35,12 @@ bw() {
 for round in $(seq "$ROUNDS"); do
 	for ko in "$@"; do
 		rmmod rrxe 2>/dev/null
-		insmod "$ko" || { echo "insmod $ko failed" >&2; exit 1; }
+		# shellcheck disable=SC2086 # the path, then any parameters
+		insmod $ko || { echo "insmod $ko failed" >&2; exit 1; }
 		ip netns exec a rdma link add rrxe0 type rrxe netdev veth0 &&
 			ip netns exec b rdma link add rrxe1 type rrxe netdev veth1 || exit 1
-		line="round $round $(basename "$ko"):"
+		read -r path params <<<"$ko"
+		line="round $round $(basename "$path")${params:+ $params}:"
 		for p in $POINTS; do
 			IFS=: read -r t size qps <<<"$p"
 			line+=" $t/$size/x$qps=$(bw "$t" "$size" "$qps")"

@@ -375,14 +375,11 @@ pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
 }
 
 /// Runs the QP's timers, requester and responder's sender later, from its work
-/// item. Already queued is fine: that run sees everything queued so far.
+/// item. Already queued is fine: that run sees everything queued so far. The
+/// queue is unbound, as rdma_rxe's: on a per-CPU queue every QP's work queued
+/// from one CPU ran there, one item after another, in that CPU's one worker, so
+/// eight busy QPs used one CPU while the other idled.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_percpu().enqueue::<_, 0>(inner.clone());
-}
-
-/// As [`defer`], on an unbound work queue, so the work may run on another CPU
-/// while this one goes on (a user post handed off by [`doorbell`]).
-fn defer_elsewhere(inner: &Arc<QpInner>) {
     let _ = workqueue::system_dfl().enqueue::<_, 0>(inner.clone());
 }
 
@@ -818,9 +815,9 @@ fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completio
 pub(crate) mod handoff {
     /// None: every post is sent from the doorbell syscall.
     pub(crate) const NEVER: u32 = 0;
-    /// Posts behind unfinished WQEs whose messages fit in one packet (default).
+    /// Posts behind unfinished WQEs whose messages fit in one packet.
     pub(crate) const SMALL: u32 = 1;
-    // 2 (and above): posts behind unfinished WQEs, of any size.
+    // 2 (and above, the default): posts behind unfinished WQEs, of any size.
 }
 
 /// The user doorbell: takes the new WQEs into kernel memory and sends them, from
@@ -830,13 +827,13 @@ pub(crate) mod handoff {
 /// this syscall, on this CPU: the packet, the peer's responder in the receive
 /// softirq, its ACK and this side's completer. For one message in flight that is
 /// the fastest way (a ping-pong never waits for a worker to wake). A stream of
-/// small messages, though, is then bound by one CPU doing the user's loop and all
-/// of the driver's work. So a post that finds earlier WQEs not yet finished (a
-/// stream, not a ping-pong) is handed to the work item on an unbound queue, which
-/// another CPU runs while this one returns to the user; if the requester already
-/// runs elsewhere, it is only told to look again. Large messages gained nothing
-/// from it in the A/B runs (Documentation/design.rst), so by default only
-/// one-packet messages are handed off.
+/// messages, though, is then bound by one CPU doing the user's loop and all of
+/// the driver's work, and so is every QP the user posts to. So a post that finds
+/// earlier WQEs not yet finished (a stream, not a ping-pong) is handed to the
+/// work item on an unbound queue, which another CPU runs while this one returns
+/// to the user; if the requester already runs elsewhere, it is only told to look
+/// again. By default this holds for messages of any size: over 8 QPs the work
+/// items of different QPs then run on different CPUs (Documentation/design.rst).
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let posts = fetch(dev, qp)?;
     let inner = qp.data();
@@ -849,7 +846,7 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         };
     if hand_off && !inner.req_runner.is_running() {
         dev.stats.inc(crate::stats::Counter::PostHandoffs);
-        defer_elsewhere(inner);
+        defer(inner);
     } else {
         crate::req::run(qp);
     }

@@ -50,7 +50,7 @@ module! {
     alias: ["rdma-link-rrxe"],
     params: {
         post_handoff: u32 {
-            default: 1,
+            default: 2,
             description: "User posts behind unfinished WQEs sent from a work item: 0 never, 1 one-packet messages, 2 all",
         },
     },

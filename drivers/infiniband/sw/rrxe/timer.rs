@@ -33,7 +33,6 @@ use kernel::{
         },
         Delta, Instant, Monotonic,
     },
-    workqueue,
 };
 
 type Now = Instant<Monotonic>;
@@ -237,7 +236,7 @@ impl HrTimerCallback for QpInner {
     fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         this.timer_queued.store(false, Ordering::Release);
         // Already queued is fine: that run looks at the deadlines too.
-        let _ = workqueue::system_percpu().enqueue::<_, 0>(Arc::<QpInner>::from(this));
+        crate::qp::defer(&Arc::<QpInner>::from(this));
         HrTimerRestart::NoRestart
     }
 }
