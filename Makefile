@@ -25,6 +25,7 @@ module: kernel
 	scripts/module --flavour $(FLAVOUR)
 
 clippy: kernel
+	scripts/kernel --flavour $(FLAVOUR) clippy
 	scripts/module --flavour $(FLAVOUR) CLIPPY=1
 
 image:

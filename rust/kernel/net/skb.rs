@@ -92,7 +92,7 @@ impl SkBuff {
 
     /// Moves the (empty) data area `len` bytes back to make headroom.
     pub fn reserve(&mut self, len: u32) -> Result {
-        if self.len() != 0 || len > self.tailroom() {
+        if !self.is_empty() || len > self.tailroom() {
             return Err(EINVAL);
         }
         // SAFETY: The skb is empty and has `len` bytes of tailroom.

@@ -222,7 +222,7 @@ impl StatDesc {
     /// A counter called `name`.
     pub const fn new(name: &'static CStr) -> Self {
         Self(bindings::rdma_stat_desc {
-            name: name.as_ptr().cast(),
+            name: crate::str::as_char_ptr_in_const_context(name),
             flags: 0,
             priv_: core::ptr::null(),
         })
@@ -641,7 +641,7 @@ impl<T: Driver> Device<T> {
             bindings::rdma_alloc_hw_stats_struct(
                 T::HW_STATS.as_ptr().cast(),
                 T::HW_STATS.len() as i32,
-                bindings::RDMA_HW_STATS_DEFAULT_LIFESPAN as _,
+                bindings::RDMA_HW_STATS_DEFAULT_LIFESPAN as crate::ffi::c_ulong,
             )
         }
     }

@@ -257,7 +257,11 @@ impl UData {
     pub fn respond<T: AsBytes>(&self, v: &T) -> Result {
         // SAFETY: `ptr` is valid; `v` is `size_of::<T>()` initialised bytes.
         crate::error::to_result(unsafe {
-            bindings::_ib_respond_udata(self.ptr, (v as *const T).cast(), core::mem::size_of::<T>())
+            bindings::_ib_respond_udata(
+                self.ptr,
+                core::ptr::from_ref(v).cast(),
+                core::mem::size_of::<T>(),
+            )
         })
     }
 

@@ -62,9 +62,15 @@ impl Umem {
             return Err(EINVAL);
         }
         let u = self.0.as_ptr();
-        // SAFETY: The umem is live and its pages pinned; the range was checked, and
-        // the scatterlist starts at the page holding `address` (hence the in-page
-        // offset is added, as `ib_umem_copy_from` does).
+        // SAFETY: The umem is live.
+        let address = unsafe { (*u).address };
+        // The scatterlist starts at the page holding `address`, hence the in-page
+        // offset is added, as `ib_umem_copy_from` does.
+        let skip = off
+            .checked_add(address & (bindings::PAGE_SIZE - 1))
+            .and_then(|s| bindings::off_t::try_from(s).ok())
+            .ok_or(EINVAL)?;
+        // SAFETY: The umem is live and its pages pinned; the range was checked.
         let n = unsafe {
             let sgt = &raw mut (*u).sgt_append.sgt;
             bindings::sg_pcopy_from_buffer(
@@ -72,7 +78,7 @@ impl Umem {
                 (*sgt).orig_nents,
                 src.as_ptr().cast(),
                 src.len(),
-                (off + ((*u).address as usize & (bindings::PAGE_SIZE - 1))) as _,
+                skip,
             )
         };
         if n == src.len() {
