@@ -33,7 +33,7 @@ use kernel::{
     },
     sync::{rcu, Arc, SpinLockIrq},
     time::hrtimer::HrTimer,
-    workqueue::{self, impl_has_work, new_work, Work, WorkItem},
+    workqueue::{impl_has_work, new_work, Work, WorkItem},
 };
 
 /// `IB_WC_*` statuses and opcodes used here.
@@ -368,19 +368,19 @@ impl WorkItem<1> for QpInner {
     }
 }
 
-/// Has the QP's receive work item run its queued packets, on an unbound queue:
-/// on a CPU other than the receiving one where one is free.
+/// Has the QP's receive work item run its queued packets, on the unbound
+/// [`crate::work_queue`]: on a CPU other than the receiving one where one is free.
 pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_dfl().enqueue::<_, 1>(inner.clone());
+    let _ = crate::work_queue().enqueue::<_, 1>(inner.clone());
 }
 
 /// Runs the QP's timers, requester and responder's sender later, from its work
 /// item. Already queued is fine: that run sees everything queued so far. The
-/// queue is unbound, as rdma_rxe's: on a per-CPU queue every QP's work queued
-/// from one CPU ran there, one item after another, in that CPU's one worker, so
-/// eight busy QPs used one CPU while the other idled.
+/// queue ([`crate::work_queue`]) is unbound, as rdma_rxe's: on a per-CPU queue
+/// every QP's work queued from one CPU ran there, one item after another, in
+/// that CPU's one worker, so eight busy QPs used one CPU while the other idled.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
-    let _ = workqueue::system_dfl().enqueue::<_, 0>(inner.clone());
+    let _ = crate::work_queue().enqueue::<_, 0>(inner.clone());
 }
 
 /// `struct rxe_create_qp_resp`.

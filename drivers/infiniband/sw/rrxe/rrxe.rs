@@ -14,6 +14,11 @@ use kernel::{
     prelude::*,
     rdma::{self, link},
     str::CStr,
+    workqueue::{
+        self,
+        module_queue::{ModuleQueue, WQ_MEM_RECLAIM, WQ_UNBOUND},
+        Queue,
+    },
 };
 
 mod ah;
@@ -67,6 +72,18 @@ kernel::sync::global_lock! {
 }
 
 /// This module, for telling our devices from rdma_rxe's (same driver id).
+/// The QPs' work items run here: unbound, as rdma_rxe's, with a rescuer, as a
+/// storage path (NVMe-oF, SRP) needs, and drained at unload, so no work item
+/// that outlived its QP runs the module's code after it is gone.
+static WORK_QUEUE: ModuleQueue = ModuleQueue::new();
+
+/// rrxe's work queue.
+pub(crate) fn work_queue() -> &'static Queue {
+    // Created in `init` before any device can exist and destroyed after the
+    // last, so a QP always finds it; the fallback only keeps this total.
+    WORK_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
+}
+
 pub(crate) fn this_module() -> &'static ThisModule {
     &<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE
 }
@@ -108,15 +125,25 @@ impl kernel::Module for RrxeModule {
         // SAFETY: Called once, before the link type or notifier exist.
         unsafe { DEVICES.init() };
         net::init();
-        let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
-        let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
-        let link = KBox::pin_init(link::Registration::<RrxeLink>::new(), GFP_KERNEL)?;
-        pr_info!("loaded\n");
-        Ok(RrxeModule {
-            link: Some(link),
-            _notifier: notifier,
-            _pernet: pernet,
-        })
+        WORK_QUEUE.create(c"rrxe", WQ_UNBOUND | WQ_MEM_RECLAIM)?;
+        let registered = (|| {
+            let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
+            let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
+            let link = KBox::pin_init(link::Registration::<RrxeLink>::new(), GFP_KERNEL)?;
+            Ok(RrxeModule {
+                link: Some(link),
+                _notifier: notifier,
+                _pernet: pernet,
+            })
+        })();
+        if registered.is_err() {
+            // SAFETY: No device was created, so nothing queued work or holds the
+            // queue.
+            unsafe { WORK_QUEUE.destroy() };
+        } else {
+            pr_info!("loaded\n");
+        }
+        registered
     }
 }
 
@@ -130,6 +157,10 @@ impl Drop for RrxeModule {
         // The sockets went with the devices; receivers that were already running
         // (under RCU) must finish before the module's code goes away.
         kernel::sync::rcu::synchronize_rcu();
+        // SAFETY: The devices, and so their QPs and QP timers, are gone, and the
+        // receivers have finished: only work items already queued still use the
+        // queue (and queue themselves again on it), and destroying it drains them.
+        unsafe { WORK_QUEUE.destroy() };
         pr_info!("unloaded\n");
     }
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload). KASAN/lockdep/kmemleak are checked by the
+# unload), rmmod right after traffic. KASAN/lockdep/kmemleak are checked by the
 # runner after the run (scripts/vm), so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
@@ -12,7 +12,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 19
+tap_plan 24
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -90,4 +90,35 @@ ip netns del kb
 check "rmmod while a namespace with a device is being deleted" rmmod rrxe
 check "no device left after that rmmod" no_link krx1
 check "the module loads again" insmod "$RRXE_KO"
+
+# 8: rmmod right after traffic. QP work items can still be queued when their
+# QPs go; they run from the module's own work queue, which rmmod drains, so
+# none runs the module's code after it is gone (its rescuer thread,
+# kworker/R-rrxe, lives exactly as long as the queue).
+rescuer() { ps -e -o comm= | grep -qx "kworker/R-rrxe"; }
+check "the module has its work queue" rescuer
+setup_veth ta tx0 tb tx1
+ip -n ta addr add 10.9.0.1/24 dev tx0 && ip -n tb addr add 10.9.0.2/24 dev tx1
+ip netns exec ta rdma link add trx0 type rrxe netdev tx0
+ip netns exec tb rdma link add trx1 type rrxe netdev tx1
+traffic() {
+	local gid_a gid_b
+	gid_a=$(wait_for 10 gid_index trx0 4 && gid_index trx0 4) &&
+		gid_b=$(gid_index trx1 4) || return 1
+	ip netns exec tb timeout 120 ib_write_bw -d trx1 -x "$gid_b" -p 18990 -F -s 65536 -q 4 -D 60 \
+		>/dev/null 2>&1 &
+	sleep 1
+	ip netns exec ta timeout 120 ib_write_bw -d trx0 -x "$gid_a" -p 18990 -F -s 65536 -q 4 -D 60 \
+		10.9.0.2 >/dev/null 2>&1 &
+	# Running once packets flow; then a little more.
+	wait_for 60 moving && sleep 2
+}
+moving() { [ "$(stat_of trx0 sent_pkts)" -gt 2000 ]; }
+check "traffic over two devices" traffic
+pkill -9 ib_write_bw
+wait
+check "rmmod right after the traffic stops" rmmod rrxe
+check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
+check "the module loads again after that" insmod "$RRXE_KO"
+ip netns del ta; ip netns del tb
 tap_done
