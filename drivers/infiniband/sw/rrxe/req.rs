@@ -29,6 +29,7 @@ use crate::{
         qp_state::QpState,
     },
     qp::{self, Pending, QpState_, GSI_QKEY},
+    stats::Counter,
     timer,
     wqe::{flag, op, qpt, Bad, SendWqe},
 };
@@ -217,7 +218,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
                 swap_add: if cmp_swp { w.swap } else { w.compare_add },
                 compare: if cmp_swp { w.compare_add } else { 0 },
             };
-            return response_request(dev, path, sport, &f, &[], 1);
+            return response_request(wr_id, dev, path, sport, &f, &[], 1);
         }
         if rc && matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) {
             // Answered by one READ response without data. They take a READ credit
@@ -235,10 +236,10 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             if w.opcode == op::FLUSH {
                 f.bth.opcode = opcode::RC_FLUSH;
                 f.feth = FethFields::new(w.flush.0, w.flush.1);
-                return response_request(dev, path, sport, &f, &[], 1);
+                return response_request(wr_id, dev, path, sport, &f, &[], 1);
             }
             f.bth.opcode = opcode::RC_ATOMIC_WRITE;
-            return response_request(dev, path, sport, &f, &w.atomic_wr, 1);
+            return response_request(wr_id, dev, path, sport, &f, &w.atomic_wr, 1);
         }
         if rc && w.opcode == op::RDMA_READ {
             // One request; the responses take one PSN per path-MTU packet.
@@ -254,7 +255,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
                 len: length - off,
             };
             let span = (length - off).div_ceil(mtu).max(1);
-            return response_request(dev, path, sport, &f, &[], span);
+            return response_request(wr_id, dev, path, sport, &f, &[], span);
         }
         let n = (length - off).min(mtu);
         let (first, last) = (off == 0, off + n == length);
@@ -328,8 +329,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
             read: false,
         },
         Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Protection),
-        // No memory for the packet: try again on the next doorbell or ACK.
-        Err(SendError::Net(_)) => Plan::Idle,
+        Err(SendError::Net(e)) => unbuilt(wr_id, e),
     }
 }
 
@@ -337,6 +337,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
 /// packet, with `payload` (only ATOMIC WRITE has one), whose answer takes `span`
 /// PSNs; it takes one of the max_rd_atomic credits.
 fn response_request(
+    wr_id: u64,
     dev: &kernel::rdma::Device<Rrxe>,
     path: Path,
     sport: u16,
@@ -364,7 +365,19 @@ fn response_request(
             span,
             read: true,
         },
-        Err(_) => Plan::Idle,
+        Err(SendError::Net(e)) => unbuilt(wr_id, e),
+        Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Length),
+    }
+}
+
+/// A packet [`net::build`] could not build: for want of memory it is tried
+/// again; anything else (a header that cannot be built) fails the WQE rather
+/// than leave it at the head of the SQ for ever.
+fn unbuilt(wr_id: u64, e: kernel::error::Error) -> Plan {
+    if e == kernel::error::code::ENOMEM {
+        Plan::NoMemory
+    } else {
+        Plan::Refuse(wr_id, Bad::Length)
     }
 }
 
@@ -380,6 +393,8 @@ enum Plan {
     },
     OverMtu,
     Idle,
+    /// No memory for the packet: try again soon.
+    NoMemory,
     Refuse(u64, Bad),
     FailHead,
 }
@@ -462,6 +477,11 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
             return Next::Done;
         }
         Plan::Idle => return Next::Idle,
+        Plan::NoMemory => {
+            qp.device().data().stats.inc(Counter::SendNoMemory);
+            timer::retry_build(qp.data(), st);
+            return Next::Idle;
+        }
         Plan::FailHead => return Next::FailHead,
         Plan::Refuse(wr_id, why) => return refuse(st, idx, wr_id, why),
     };

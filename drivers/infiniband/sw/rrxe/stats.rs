@@ -75,10 +75,13 @@ pub(crate) enum Counter {
     RcvDeferred,
     /// Received packets dropped because their QP's receive queue was full.
     RcvQueueFull,
+    /// Request packets the requester could not build for want of memory; it
+    /// tries again shortly ([`crate::timer::retry_build`]).
+    SendNoMemory,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 31] = [
+pub(crate) static DESCS: [StatDesc; 32] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -110,6 +113,7 @@ pub(crate) static DESCS: [StatDesc; 31] = [
     StatDesc::new(c"post_handoffs"),
     StatDesc::new(c"rcv_deferred"),
     StatDesc::new(c"rcv_queue_full"),
+    StatDesc::new(c"send_no_mem"),
 ];
 
 /// The counters of one device.

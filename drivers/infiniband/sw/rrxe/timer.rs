@@ -47,6 +47,9 @@ const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 /// timeout, so a tail's SQ slots come back soon.
 const TAIL_PROBE_NS: i64 = 1_000_000;
 
+/// How soon the requester tries again after a packet allocation failed.
+const RETRY_BUILD_NS: i64 = 1_000_000;
+
 /// `retry_cnt` and `rnr_retry` value that never runs out.
 const RETRY_FOREVER: u8 = 7;
 
@@ -154,6 +157,14 @@ pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
         st.timers.tail_due = Some(due);
         arm(inner, &mut st.timers, now, due);
     }
+}
+
+/// The requester could not allocate a packet. Nothing else may come to run it
+/// again (with nothing outstanding no ACK arrives, and the user may be waiting
+/// for a completion, not posting), so the timer runs it 1 ms from now.
+pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
+    let now = Now::now();
+    arm(inner, &mut st.timers, now, now + Delta::from_nanos(RETRY_BUILD_NS));
 }
 
 /// An ACK or response made progress: the retries start over, and so does the ACK
