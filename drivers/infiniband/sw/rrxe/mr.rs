@@ -347,10 +347,10 @@ impl MrInner {
             }
             Backing::Dma => {
                 self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
-                // SAFETY: A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user
-                // verb), so only kernel consumers name it, and with virt DMA their
-                // SGE addresses are kernel virtual addresses of memory they mapped
-                // for the outstanding work request.
+                // A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user verb),
+                // so only kernel consumers name it, and with virt DMA their SGE
+                // addresses are kernel virtual addresses of memory they mapped.
+                // SAFETY: `iova` is such an address, mapped for the outstanding WR.
                 unsafe { kernel::rdma::virt_dma::copy_from(iova, dst) };
                 Ok(())
             }

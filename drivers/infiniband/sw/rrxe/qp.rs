@@ -290,8 +290,9 @@ pub(crate) struct QpInner {
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
     /// For `send_work`, which finds the QP again through the device. It runs the
-    /// requester for kernel QPs (their posts may come with interrupts off), the
-    /// loss recovery timers for all, and whichever engine used up its budget.
+    /// requester for kernel QPs (their posts may come with interrupts off) and
+    /// for user posts handed off by [`doorbell`], the loss recovery timers for
+    /// all, and whichever engine used up its budget.
     dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,

@@ -70,8 +70,8 @@ pub(crate) enum Counter {
     /// User posts handed to the QP's work item rather than sent from the
     /// doorbell (`post_handoff`).
     PostHandoffs,
-    /// Received packets queued for their QP's receive work item (the parts of
-    /// multi-packet messages, and what arrives behind them).
+    /// Received packets queued for their QP's receive work item (READ response
+    /// data, and what arrives behind it).
     RcvDeferred,
     /// Received packets dropped because their QP's receive queue was full.
     RcvQueueFull,
