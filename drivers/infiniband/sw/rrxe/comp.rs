@@ -283,6 +283,24 @@ fn acknowledge(st: &mut QpState_, next: u32) {
     st.sq.comp_psn = next;
 }
 
+/// WQE `i`, a READ or atomic, got its last response: it no longer holds a
+/// max_rd_atomic credit, and the requester must not ask for it again. It
+/// completes only after the lock is dropped and taken again, and a requester
+/// that rewound into it sent its request again in between: that took a credit
+/// that no response would return, and with nothing left outstanding no timer
+/// ran either, so the SQ stopped for good (seen in the lossy READ test).
+fn answered(st: &mut QpState_, i: usize) {
+    if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(i) {
+        if w.answered {
+            return;
+        }
+        w.answered = true;
+    }
+    // A rewind after the request was sent zeroed the count, and the request
+    // was not sent again: there is no credit to return.
+    st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
+}
+
 /// A READ response: placed in the READ's local buffers at its offset. Responses
 /// must come in order; they also acknowledge the WQEs sent before the READ.
 fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
@@ -321,7 +339,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
         if done {
-            st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
+            answered(&mut st, i);
         }
         ok
     };
@@ -377,7 +395,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
             .is_ok();
         acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
-        st.sq.rd_outstanding = st.sq.rd_outstanding.saturating_sub(1);
+        answered(&mut st, i);
         ok
     };
     response_done(qp, psn, placed)

@@ -462,6 +462,19 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         return next;
     }
     let idx = st.sq.req_idx;
+    if let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) {
+        if w.answered {
+            // Answered in full while a rewind pointed here (`comp::answered`):
+            // it only waits to complete, so the requester steps over it.
+            let next = psn_add(w.last_psn, 1);
+            if psn_diff(next, st.sq.psn) > 0 {
+                st.sq.psn = next;
+            }
+            st.sq.req_idx += 1;
+            st.sq.req_off = 0;
+            return Next::Again;
+        }
+    }
     let (off, pkt_psn) = (st.sq.req_off, st.sq.psn);
     let (built, n, last, ack_req, span, read) = match plan(qp, st) {
         Plan::Packet {

@@ -126,6 +126,10 @@ pub(crate) struct SendWqe {
     /// Every packet was sent at least once (`last_psn` is set). Stays set when a
     /// rewind sends some of them again, so an ACK can still complete the WQE.
     pub(crate) sent_all: bool,
+    /// A READ or atomic got its whole answer (set with the last response, under
+    /// the QP lock); it completes once the lock is taken again. The requester
+    /// never asks for it again, even from a rewind in between.
+    pub(crate) answered: bool,
 }
 
 impl SendWqe {
@@ -152,6 +156,7 @@ impl SendWqe {
             last_psn: 0,
             started: false,
             sent_all: false,
+            answered: false,
         }
     }
 }
