@@ -3,6 +3,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <net/netlink.h>
 
 __rust_helper enum ib_port_state rust_helper_ib_get_curr_port_state(struct net_device *net_dev)
 {
@@ -56,4 +57,20 @@ __rust_helper void *rust_helper_xa_erase_irq(struct xarray *xa, unsigned long in
 __rust_helper bool rust_helper_ib_device_try_get(struct ib_device *dev)
 {
 	return ib_device_try_get(dev);
+}
+
+/* The nest of a restrack entry's driver details (RDMA_NLDEV_ATTR_DRIVER). */
+__rust_helper struct nlattr *rust_helper_nla_nest_start(struct sk_buff *skb, int attrtype)
+{
+	return nla_nest_start(skb, attrtype);
+}
+
+__rust_helper int rust_helper_nla_nest_end(struct sk_buff *skb, struct nlattr *start)
+{
+	return nla_nest_end(skb, start);
+}
+
+__rust_helper void rust_helper_nla_nest_cancel(struct sk_buff *skb, struct nlattr *start)
+{
+	nla_nest_cancel(skb, start);
 }

@@ -12,6 +12,7 @@
 
 pub mod device;
 pub mod link;
+pub mod restrack;
 pub mod shared_buf;
 pub mod types;
 pub mod umem;

@@ -10,6 +10,7 @@
 //! A device is only ever reached through that list, under its lock, so the driver can
 //! never see a device whose data has been dropped.
 
+use super::restrack::DriverDetails;
 use super::types::{DeviceAttr, PortAttr, PortEvent, PortImmutable, UData};
 use super::verbs::{
     Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Ops, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
@@ -119,6 +120,12 @@ pub trait Driver: Sized + 'static {
 
     /// `destroy_qp`.
     fn destroy_qp(qp: &Qp<Self>) -> Result;
+
+    /// `fill_res_qp_entry`: the driver's own state of a QP, for
+    /// `rdma resource show qp -dd`. By default there is none.
+    fn fill_qp_details(_qp: &Qp<Self>, _out: &mut DriverDetails<'_>) -> Result {
+        Ok(())
+    }
 
     /// `post_send` of one WR from a kernel consumer.
     fn post_send(qp: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result;
@@ -571,6 +578,7 @@ impl<T: Driver> Device<T> {
         create_qp: Some(Ops::<T>::create_qp),
         modify_qp: Some(Ops::<T>::modify_qp),
         query_qp: Some(Ops::<T>::query_qp),
+        fill_res_qp_entry: Some(Ops::<T>::fill_res_qp_entry),
         destroy_qp: Some(Ops::<T>::destroy_qp),
         post_send: Some(Ops::<T>::post_send),
         post_recv: Some(Ops::<T>::post_recv),

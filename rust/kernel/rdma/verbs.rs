@@ -11,6 +11,7 @@
 //! initialised, for the duration of a callback.
 
 use super::device::{Device, Driver, ObjWith};
+use super::restrack::DriverDetails;
 use super::types::UData;
 use crate::{
     bindings,
@@ -983,6 +984,22 @@ impl<T: Driver> Ops<T> {
                 )
             };
             T::modify_qp(q, &a, mask as u32, u.as_ref())?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core, as described on [`Ops`].
+    pub(crate) unsafe extern "C" fn fill_res_qp_entry(
+        msg: *mut bindings::sk_buff,
+        qp: *mut bindings::ib_qp,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: A created QP; the core holds its restrack entry.
+            let q = unsafe { Qp::<T>::from_raw(qp) };
+            // SAFETY: The message of this call.
+            unsafe { DriverDetails::fill(msg, |d| T::fill_qp_details(q, d)) }?;
             Ok(0)
         })
     }
