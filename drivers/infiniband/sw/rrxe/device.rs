@@ -23,6 +23,7 @@ use kernel::{
     rdma::{
         self,
         device::{DeviceParams, StatDesc},
+        restrack::DriverDetails,
         types::{cap, driver_id, port, port_state_of, PortEvent},
         verbs::{
             Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
@@ -275,6 +276,10 @@ impl rdma::Driver for Rrxe {
 
     fn query_qp(q: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
         qp::query(q, attr, init)
+    }
+
+    fn fill_qp_details(q: &Qp<Self>, out: &mut DriverDetails<'_>) -> Result {
+        qp::details(q, out)
     }
 
     fn destroy_qp(q: &Qp<Self>) -> Result {

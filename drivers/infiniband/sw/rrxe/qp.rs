@@ -28,6 +28,7 @@ use kernel::{
     prelude::*,
     rdma::{
         device::DeviceRef,
+        restrack::DriverDetails,
         verbs::{event, Pd, Qp, QpAttr, QpCap, QpInitAttr, RecvWr, SendWr, Srq, Wc},
         UData,
     },
@@ -1235,6 +1236,49 @@ pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Res
     init.cap = a.cap;
     init.sq_sig_all = inner.sq_sig_all;
     Ok(())
+}
+
+/// The transport state of a QP for `rdma resource show qp -dd`, so a stalled
+/// QP can be looked at from user space: where the requester is, what it waits
+/// for, and what the responder expects.
+pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
+    let inner = qp.data();
+    let rx_queued = inner.rx.lock().len();
+    let (v, t) = {
+        let st = inner.state.lock();
+        let sq = &st.sq;
+        (
+            [
+                sq.psn,
+                sq.comp_psn,
+                sq.sent_psn,
+                st.resp.psn,
+                sq.pending.len() as u32,
+                sq.req_idx as u32,
+                sq.rd_outstanding,
+                sq.window.size(),
+                st.resp.msn,
+                st.resp_tx.len() as u32,
+            ],
+            st.timers.details(),
+        )
+    };
+    let (retry_left, rnr_left, ack_wait, resending) = t;
+    out.u32_hex(c"sq_psn", v[0])?;
+    out.u32_hex(c"unacked_psn", v[1])?;
+    out.u32_hex(c"sent_psn", v[2])?;
+    out.u32_hex(c"rq_psn", v[3])?;
+    out.u32(c"send_pending", v[4])?;
+    out.u32(c"send_index", v[5])?;
+    out.u32(c"rd_atomic_out", v[6])?;
+    out.u32(c"send_window", v[7])?;
+    out.u32(c"retry_left", retry_left.into())?;
+    out.u32(c"rnr_retry_left", rnr_left.into())?;
+    out.u32(c"ack_wait", ack_wait.into())?;
+    out.u32(c"resending", resending.into())?;
+    out.u32(c"msn", v[8])?;
+    out.u32(c"answers_queued", v[9])?;
+    out.u32(c"rx_queued", rx_queued as u32)
 }
 
 pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {

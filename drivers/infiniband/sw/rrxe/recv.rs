@@ -94,6 +94,11 @@ impl RxQueue {
         true
     }
 
+    /// Packets queued.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     fn push(&mut self, skb: SkBuff) -> Result<(), SkBuff> {
         if self.len >= self.slots.len() && !self.grow() {
             return Err(skb);

@@ -87,6 +87,18 @@ impl Timers {
         self.rnr_until.is_some()
     }
 
+    /// For `rdma resource show qp -dd`: retries and RNR retries left, whether
+    /// an ACK is awaited (the ACK timeout runs) and whether a go-back-N resend
+    /// is under way.
+    pub(crate) fn details(&self) -> (u8, u8, bool, bool) {
+        (
+            self.retry_left,
+            self.rnr_left,
+            self.ack_due.is_some(),
+            self.retrying,
+        )
+    }
+
     /// Drops the deadlines (the QP went back to reset). The timer may still fire
     /// once and then finds nothing to do.
     pub(crate) fn forget(&mut self) {
@@ -164,7 +176,12 @@ pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
 /// for a completion, not posting), so the timer runs it 1 ms from now.
 pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
     let now = Now::now();
-    arm(inner, &mut st.timers, now, now + Delta::from_nanos(RETRY_BUILD_NS));
+    arm(
+        inner,
+        &mut st.timers,
+        now,
+        now + Delta::from_nanos(RETRY_BUILD_NS),
+    );
 }
 
 /// An ACK or response made progress: the retries start over, and so does the ACK

@@ -38,6 +38,12 @@ exit status is 0 when all passed):
                 deregistering the MR under the bound window fails with EBUSY; a
                 WRITE inside the MR but past the window gets REM_ACCESS_ERR (rrxe
                 only: rdma_rxe checks the MR's range, not the window's).
+  details       four 4 KiB WRITEs and an 8 KiB READ at MTU 1024 (24 PSNs),
+                then `rdma resource show qp -dd` of each rrxe side: the
+                requester's next, unacknowledged and highest sent PSNs are the
+                start + 24, with nothing pending, no READ credit taken and no
+                ACK awaited; the responder expects the start + 24 and counted 5
+                messages.
   srq_error     DEV_B's QP takes its receives from an SRQ with two posted. A
                 SEND_FIRST that wire.py sends as DEV_A (from the namespace
                 $SENDER_NS, IPv6 GIDs) takes the first; then DEV_B's QP goes to
@@ -49,6 +55,7 @@ Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB [MTU]]
 """
 import errno
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -81,6 +88,7 @@ def log(*a):
 
 class Side:
     def __init__(self, dev, gid_index, size, access, srq=False):
+        self.dev = dev
         self.ctx = Context(name=dev)
         self.gid_index = gid_index
         self.gid = self.ctx.query_gid(1, gid_index)
@@ -182,6 +190,8 @@ def one_sided(a, b, opcode, name, size, chunk):
         if not wcs or any(s != WC_SUCCESS for _, s in wcs):
             log(f"{name}: {done}/{count} of {chunk // 1024} KiB done, then "
                 f"{wcs or 'nothing for 120 s'}")
+            for side in (a, b):
+                log(f"{side.dev} QP {side.qp.qp_num}: {qp_details(side) or 'no details'}")
             return False
         done += len(wcs)
     return True
@@ -263,6 +273,39 @@ def tail(a, b):
     a.qp.modify(err, e.IBV_QP_STATE)
     return (expect("the WRITEs landed", landed, True) and
             expect("completions after moving to error", a.poll(3, 1), []))
+
+
+def qp_details(side):
+    """rrxe's own state of `side`'s QP (`rdma resource show qp -dd`), as a dict
+    without the "drv_" prefix; {} for a device without driver details."""
+    out = subprocess.run(["rdma", "-j", "-dd", "resource", "show", "qp", "link",
+                          f"{side.dev}/1", "lqpn", str(side.qp.qp_num)],
+                         capture_output=True, text=True, check=True).stdout
+    entries = json.loads(out) if out.strip() else []
+    return {k[4:]: v for q in entries for k, v in q.items() if k.startswith("drv_")}
+
+
+def details(a, b):
+    start, psns = 0x1234, 4 * 4 + 8
+    a.mr.write(os.urandom(6 * 4096), 6 * 4096, 0)
+    for i in range(4):
+        a.post(i, e.IBV_WR_RDMA_WRITE, 4096 * i, 4096, b.mr.buf + 4096 * i, b.mr.rkey)
+    a.post(4, e.IBV_WR_RDMA_READ, 4 * 4096, 8192, b.mr.buf, b.mr.rkey)
+    if not expect("completions", a.poll(5, 30), [(i, WC_SUCCESS) for i in range(5)]):
+        return False
+    # The ACK timer, once it fires (timeout 14: 67 ms), finds nothing outstanding.
+    time.sleep(0.5)
+    ok = True
+    if a.dev.startswith("rrxe"):
+        got = qp_details(a)
+        want = {"sq_psn": start + psns, "unacked_psn": start + psns, "sent_psn": start + psns,
+                "send_pending": 0, "rd_atomic_out": 0, "ack_wait": 0}
+        ok &= expect("requester details", {k: got.get(k) for k in want}, want)
+    if b.dev.startswith("rrxe"):
+        got = qp_details(b)
+        want = {"rq_psn": start + psns, "msn": 5, "answers_queued": 0}
+        ok &= expect("responder details", {k: got.get(k) for k in want}, want)
+    return ok
 
 
 def stat(dev, name):
@@ -400,6 +443,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return rnr(a, b, 0 if case == "rnr0" else 7)
     if case == "retry":
         return retry(a, b)
+    if case == "details":
+        return details(a, b)
     if case == "tail":
         return tail(a, b)
     if case == "handoff":

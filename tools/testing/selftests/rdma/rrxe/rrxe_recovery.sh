@@ -15,6 +15,8 @@
 #    (flushes, no error completion; see Documentation/testing.rst);
 #  - RNR: a receive posted 0.5 s late is waited for (rnr_retry 7); with
 #    rnr_retry 0 the SEND fails with RNR_RETRY_EXC_ERR;
+#  - QP details: after WRITEs and a READ, `rdma resource show qp -dd` shows the
+#    rrxe sides' PSNs, READ credits and MSN as they must be;
 #  - unsignaled WRITEs: three with nothing after them are retired by the tail
 #    probe well before the ACK timeout;
 #  - a post behind an RNR-held SEND is handed to the QP's work item, and both
@@ -45,10 +47,10 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 8 cases for each of 3 pairings, the hand-off case for the 2 with rrxe
+# 9 cases for each of 3 pairings, the hand-off case for the 2 with rrxe
 # requesting, the window and SRQ cases for the 2 with rrxe responding, 6 counter
 # checks.
-PLAN=36
+PLAN=39
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -91,7 +93,8 @@ rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
 bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
 out_of_range=$p: WRITE past the MR gives REM_ACCESS_ERR;\
 no_read=$p: READ without remote read gives REM_ACCESS_ERR;\
-tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout"
+tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout;\
+details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
 		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order"
 	fi
