@@ -93,18 +93,20 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                     return Err(Counter::RcvOutOfSequence);
                 }
                 seq_nak = true;
+                let upto = nak_limit(&st, psn);
                 match timer::seq_nak(&mut st) {
                     timer::SeqNak::Resend => {
                         st.sq.window.lost();
-                        Action::Rewind(psn)
+                        Action::Rewind(upto)
                     }
-                    timer::SeqNak::Resending => Action::Ack(psn_add(psn, 0x00ff_ffff)),
+                    timer::SeqNak::Resending => Action::Ack(psn_add(upto, 0x00ff_ffff)),
                     timer::SeqNak::Exhausted => Action::Fail(timer::WC_RETRY_EXC_ERR),
                 }
             }
             Syndrome::RnrNak { timer: code } => {
+                let upto = nak_limit(&st, psn);
                 if timer::rnr_nak(inner, &mut st, code) {
-                    Action::RnrWait(psn)
+                    Action::RnrWait(upto)
                 } else {
                     Action::Fail(timer::WC_RNR_RETRY_EXC_ERR)
                 }
@@ -201,15 +203,19 @@ pub(crate) fn rewind(st: &mut QpState_) {
     st.sq.rd_outstanding = 0;
 }
 
-/// Where to send again from if an ACK with PSN `psn` passes a READ or atomic that
-/// was not answered: its response was lost (an implied NAK, rxe's
-/// `COMPST_ERROR_RETRY`).
+/// Where to send again from if an ACK with PSN `psn` reaches a READ or atomic
+/// that was not answered: its response was lost (an implied NAK, rxe's
+/// `COMPST_ERROR_RETRY`). An ACK that ends inside or at the end of a READ's
+/// PSNs counts too: the responder ACKs a repeated WRITE with the last PSN it
+/// took, which may be a READ's, and that says nothing of the READ's
+/// responses. Acknowledging up to it left the READ before the oldest
+/// unacknowledged PSN, and then no response to it was ever taken.
 fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
     for i in 0..st.sq.pending.len() {
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
             break;
         };
-        if psn_diff(w.last_psn, psn) >= 0 {
+        if psn_diff(psn, w.first_psn) < 0 {
             return None;
         }
         if req::needs_response(w) && psn_diff(w.last_psn, st.sq.comp_psn) >= 0 {
@@ -220,8 +226,21 @@ fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
             };
             return Some(first);
         }
+        if psn_diff(w.last_psn, psn) >= 0 {
+            return None;
+        }
     }
     None
+}
+
+/// What a NAK with PSN `psn` acknowledges: the PSNs before it, but not past a
+/// READ or atomic whose answer has not come (its responses were lost; the
+/// responder got the request, so it NAKs a later PSN). Going back from there
+/// asks for it again, as rxe's `check_psn` does. Taking the NAK's PSN instead
+/// left such a READ before the oldest unacknowledged PSN: every response to its
+/// resend was then stale, and the READ never completed.
+fn nak_limit(st: &QpState_, psn: u32) -> u32 {
+    unanswered_before(st, psn).unwrap_or(psn)
 }
 
 /// The sent WQE a response with PSN `psn` answers, if the response is the one

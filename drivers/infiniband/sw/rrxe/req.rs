@@ -590,6 +590,8 @@ pub(crate) fn needs_response(w: &SendWqe) -> bool {
 }
 
 /// Whether the responses up to `psn` finish `w` (a READ) or pass it (others).
+/// A READ or atomic must also have had its own answer: responses to a later
+/// one never complete it.
 pub(crate) fn answered_by(w: &SendWqe, psn: u32) -> bool {
-    psn_diff(psn, w.last_psn) >= 0
+    psn_diff(psn, w.last_psn) >= 0 && (w.answered || !needs_response(w))
 }
