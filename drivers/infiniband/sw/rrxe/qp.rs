@@ -1260,10 +1260,13 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 st.resp.msn,
                 st.resp_tx.len() as u32,
             ],
-            st.timers.details(),
+            (
+                st.timers.details(sq.sent_psn != sq.comp_psn),
+                head_details(sq.pending.get(0)),
+            ),
         )
     };
-    let (retry_left, rnr_left, ack_wait, resending) = t;
+    let ((retry_left, rnr_left, ack_wait, resending), head) = t;
     out.u32_hex(c"sq_psn", v[0])?;
     out.u32_hex(c"unacked_psn", v[1])?;
     out.u32_hex(c"sent_psn", v[2])?;
@@ -1278,7 +1281,29 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
     out.u32(c"resending", resending.into())?;
     out.u32(c"msn", v[8])?;
     out.u32(c"answers_queued", v[9])?;
-    out.u32(c"rx_queued", rx_queued as u32)
+    out.u32(c"rx_queued", rx_queued as u32)?;
+    if let Some((opcode, first, last, state)) = head {
+        out.u32(c"head_opcode", opcode)?;
+        out.u32_hex(c"head_first_psn", first)?;
+        out.u32_hex(c"head_last_psn", last)?;
+        out.u32_hex(c"head_state", state)?;
+    }
+    Ok(())
+}
+
+/// The oldest send WQE for [`details`]: its `IB_WR_*` opcode, first and last
+/// PSN, and state bits (1 started, 2 all sent, 4 answered, 8 refused).
+fn head_details(p: Option<&Pending>) -> Option<(u32, u32, u32, u32)> {
+    match p? {
+        Pending::Wqe(w) => Some((
+            w.opcode,
+            w.first_psn,
+            w.last_psn,
+            u32::from(w.started) | u32::from(w.sent_all) << 1 | u32::from(w.answered) << 2,
+        )),
+        Pending::Bad { .. } => Some((0, 0, 0, 8)),
+        Pending::Taken => None,
+    }
 }
 
 pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {

@@ -88,13 +88,14 @@ impl Timers {
     }
 
     /// For `rdma resource show qp -dd`: retries and RNR retries left, whether
-    /// an ACK is awaited (the ACK timeout runs) and whether a go-back-N resend
-    /// is under way.
-    pub(crate) fn details(&self) -> (u8, u8, bool, bool) {
+    /// the ACK timeout runs for packets in flight (`in_flight`; the deadline
+    /// itself is dropped lazily, when the timer next fires) and whether a
+    /// go-back-N resend is under way.
+    pub(crate) fn details(&self, in_flight: bool) -> (u8, u8, bool, bool) {
         (
             self.retry_left,
             self.rnr_left,
-            self.ack_due.is_some(),
+            self.ack_due.is_some() && in_flight,
             self.retrying,
         )
     }
