@@ -1243,50 +1243,48 @@ pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Res
 /// for, and what the responder expects.
 pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
     let inner = qp.data();
-    let rx_queued = inner.rx.lock().len();
-    let (v, t) = {
+    let rx_queued = inner.rx.lock().len() as u32;
+    // Taken under the lock, written to the message after it: (name, value, hex).
+    let (entries, head) = {
         let st = inner.state.lock();
         let sq = &st.sq;
+        let (retry_left, rnr_left, ack_wait, resending) =
+            st.timers.details(sq.sent_psn != sq.comp_psn);
         (
             [
-                sq.psn,
-                sq.comp_psn,
-                sq.sent_psn,
-                st.resp.psn,
-                sq.pending.len() as u32,
-                sq.req_idx as u32,
-                sq.rd_outstanding,
-                sq.window.size(),
-                st.resp.msn,
-                st.resp_tx.len() as u32,
+                (c"sq_psn", sq.psn, true),
+                (c"unacked_psn", sq.comp_psn, true),
+                (c"sent_psn", sq.sent_psn, true),
+                (c"rq_psn", st.resp.psn, true),
+                (c"send_pending", sq.pending.len() as u32, false),
+                (c"send_index", sq.req_idx as u32, false),
+                (c"rd_atomic_out", sq.rd_outstanding, false),
+                (c"send_window", sq.window.size(), false),
+                (c"retry_left", retry_left.into(), false),
+                (c"rnr_retry_left", rnr_left.into(), false),
+                (c"ack_wait", ack_wait.into(), false),
+                (c"resending", resending.into(), false),
+                (c"msn", st.resp.msn, false),
+                (c"answers_queued", st.resp_tx.len() as u32, false),
+                (c"rx_queued", rx_queued, false),
             ],
-            (
-                st.timers.details(sq.sent_psn != sq.comp_psn),
-                head_details(sq.pending.get(0)),
-            ),
+            head_details(sq.pending.get(0)),
         )
     };
-    let ((retry_left, rnr_left, ack_wait, resending), head) = t;
-    out.u32_hex(c"sq_psn", v[0])?;
-    out.u32_hex(c"unacked_psn", v[1])?;
-    out.u32_hex(c"sent_psn", v[2])?;
-    out.u32_hex(c"rq_psn", v[3])?;
-    out.u32(c"send_pending", v[4])?;
-    out.u32(c"send_index", v[5])?;
-    out.u32(c"rd_atomic_out", v[6])?;
-    out.u32(c"send_window", v[7])?;
-    out.u32(c"retry_left", retry_left.into())?;
-    out.u32(c"rnr_retry_left", rnr_left.into())?;
-    out.u32(c"ack_wait", ack_wait.into())?;
-    out.u32(c"resending", resending.into())?;
-    out.u32(c"msn", v[8])?;
-    out.u32(c"answers_queued", v[9])?;
-    out.u32(c"rx_queued", rx_queued as u32)?;
-    if let Some((opcode, first, last, state)) = head {
-        out.u32(c"head_opcode", opcode)?;
-        out.u32_hex(c"head_first_psn", first)?;
-        out.u32_hex(c"head_last_psn", last)?;
-        out.u32_hex(c"head_state", state)?;
+    let head = head.map(|(opcode, first, last, state)| {
+        [
+            (c"head_opcode", opcode, false),
+            (c"head_first_psn", first, true),
+            (c"head_last_psn", last, true),
+            (c"head_state", state, true),
+        ]
+    });
+    for (name, value, hex) in Iterator::chain(entries.into_iter(), head.into_iter().flatten()) {
+        if hex {
+            out.u32_hex(name, value)?;
+        } else {
+            out.u32(name, value)?;
+        }
     }
     Ok(())
 }
