@@ -171,22 +171,21 @@ def expect(what, got, want):
     return True
 
 
-def digest(mr, length):
+def digest(mr, length, start=0):
     h = hashlib.sha256()
-    for off in range(0, length, 8 * MIB):
-        h.update(mr.read(min(8 * MIB, length - off), off))
+    for off in range(start, start + length, 8 * MIB):
+        h.update(mr.read(min(8 * MIB, start + length - off), off))
     return h.hexdigest()
 
 
-def one_sided(a, b, opcode, name, size, chunk):
-    """`size` bytes from A's MR to B's (WRITE) or back (READ), at the same offsets,
-    in `chunk`-byte WRs, at most DEPTH outstanding; False after an error or two
-    minutes without a completion."""
-    count = size // chunk
+def stream(a, b, name, count, chunk, post):
+    """`count` WRs of `chunk` bytes, WR i posted by `post(i)`, at most DEPTH
+    outstanding; False (with both QPs' details) after an error or two minutes
+    without a completion."""
     posted = done = 0
     while done < count:
         while posted < count and posted - done < DEPTH:
-            a.post(posted, opcode, posted * chunk, chunk, b.mr.buf + posted * chunk, b.mr.rkey)
+            post(posted)
             posted += 1
         wcs = a.poll(posted - done, 120)
         if not wcs or any(s != WC_SUCCESS for _, s in wcs):
@@ -199,33 +198,27 @@ def one_sided(a, b, opcode, name, size, chunk):
     return True
 
 
+def one_sided(a, b, opcode, name, size, chunk):
+    """`size` bytes from A's MR to B's (WRITE) or back (READ), at the same offsets,
+    in `chunk`-byte WRs."""
+    return stream(a, b, name, size // chunk, chunk,
+                  lambda i: a.post(i, opcode, i * chunk, chunk, b.mr.buf + i * chunk, b.mr.rkey))
+
+
 def mixed(a, b, size, chunk):
-    """WRITEs and READs in turn, `chunk` bytes each, at most DEPTH outstanding:
-    A's first half to B's, and B's back to A's second half, which must then
-    equal the first. False after an error or two minutes without a completion."""
-    count, half = size // chunk, size // 2
-    posted = done = 0
-    while done < count:
-        while posted < count and posted - done < DEPTH:
-            off = (posted // 2) * chunk
-            if posted % 2 == 0:
-                a.post(posted, e.IBV_WR_RDMA_WRITE, off, chunk, b.mr.buf + off, b.mr.rkey)
-            else:
-                a.post(posted, e.IBV_WR_RDMA_READ, half + off, chunk, b.mr.buf + off, b.mr.rkey)
-            posted += 1
-        wcs = a.poll(posted - done, 120)
-        if not wcs or any(s != WC_SUCCESS for _, s in wcs):
-            log(f"mixed: {done}/{count} of {chunk // 1024} KiB done, then "
-                f"{wcs or 'nothing for 120 s'}")
-            for side in (a, b):
-                log(f"{side.dev} QP {side.qp.qp_num}: {qp_details(side) or 'no details'}")
-            return False
-        done += len(wcs)
-    return expect("mixed READ copy sha256", digest_at(a.mr, half, half), digest_at(a.mr, 0, half))
+    """WRITEs and READs in turn, `chunk` bytes each: A's first half to B's, and
+    B's back to A's second half, which must then equal the first."""
+    half = size // 2
 
+    def post(i):
+        off = (i // 2) * chunk
+        if i % 2 == 0:
+            a.post(i, e.IBV_WR_RDMA_WRITE, off, chunk, b.mr.buf + off, b.mr.rkey)
+        else:
+            a.post(i, e.IBV_WR_RDMA_READ, half + off, chunk, b.mr.buf + off, b.mr.rkey)
 
-def digest_at(mr, off, length):
-    return hashlib.sha256(mr.read(length, off)).hexdigest()
+    return (stream(a, b, "mixed", size // chunk, chunk, post) and
+            expect("mixed READ copy sha256", digest(a.mr, half, half), digest(a.mr, half)))
 
 
 def transfer(a, b, mib, dev_a, read_kib, dev_b):
