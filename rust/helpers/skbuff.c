@@ -54,6 +54,11 @@ __rust_helper void rust_helper_skb_dst_set(struct sk_buff *skb, struct dst_entry
 	skb_dst_set(skb, dst);
 }
 
+__rust_helper struct skb_shared_info *rust_helper_skb_shinfo(struct sk_buff *skb)
+{
+	return skb_shinfo(skb);
+}
+
 __rust_helper unsigned int rust_helper_netdev_ll_reserved_space(const struct net_device *dev)
 {
 	return LL_RESERVED_SPACE(dev);

@@ -5,7 +5,7 @@
 //! C headers: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h).
 
 use super::{netdev::NetDevice, route::Dst};
-use crate::{alloc::Flags, bindings, error::to_result, prelude::*};
+use crate::{alloc::Flags, bindings, error::to_result, prelude::*, sync::Arc};
 use core::ptr::NonNull;
 
 /// An owned socket buffer. Dropping it frees it as a drop (`kfree_skb`); a buffer
@@ -230,6 +230,31 @@ impl SkBuff {
         }
     }
 
+    /// Makes `owner` the owner of this packet until it leaves the sender's hands:
+    /// [`TxOwner::tx_done`] runs with `owner` when the stack orphans the packet (a
+    /// delaying qdisc, or the receiving host's IP layer) or frees it. This is
+    /// `skb->destructor`, with the reference kept in the shared info's
+    /// `destructor_arg`, as SCTP and AF_XDP keep theirs; it needs no socket.
+    ///
+    /// Fails with `EBUSY` if the packet already has a destructor.
+    pub fn set_tx_owner<T: TxOwner>(&mut self, owner: Arc<T>) -> Result {
+        let skb = self.raw();
+        // SAFETY: A valid skb; the destructor pointer is a plain field.
+        if unsafe { (*skb).__bindgen_anon_3.__bindgen_anon_1.destructor }.is_some() {
+            return Err(EBUSY);
+        }
+        // SAFETY: We own the skb and it is not cloned, so its shared info is ours.
+        // `destructor_arg` is otherwise read only for zero-copy buffers, which
+        // `SkBuff` never makes (no `SKBFL_ZEROCOPY_*` flag is set), and clones do
+        // not inherit the destructor, so it runs once, for this skb only.
+        unsafe {
+            (*bindings::skb_shinfo(skb)).__bindgen_anon_2.destructor_arg =
+                Arc::into_raw(owner).cast_mut().cast();
+            (*skb).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(tx_destructor::<T>);
+        }
+        Ok(())
+    }
+
     /// Attaches a route; the skb takes over the reference.
     pub fn set_dst(&mut self, dst: Dst) {
         // SAFETY: Valid skb; `skb_dst_set` takes over the counted reference.
@@ -242,6 +267,36 @@ impl Drop for SkBuff {
         // SAFETY: We own the skb; it is freed once.
         unsafe { bindings::kfree_skb(self.raw()) };
     }
+}
+
+/// The owner of sent packets, told when each is done ([`SkBuff::set_tx_owner`]).
+pub trait TxOwner: Send + Sync + Sized {
+    /// One packet owned by `this` left the sender's hands; `this` is the reference
+    /// it held. Runs in any context but a hard interrupt, possibly with interrupts
+    /// disabled and with locks of the stack held, so it must not sleep or take a
+    /// lock that is held while packets are freed.
+    fn tx_done(this: Arc<Self>);
+}
+
+/// `skb->destructor` for [`SkBuff::set_tx_owner`].
+///
+/// # Safety
+///
+/// `skb` is a valid skb whose `destructor_arg` holds a reference made by
+/// [`Arc::into_raw`] for an `Arc<T>`, given up to this call, which runs once.
+unsafe extern "C" fn tx_destructor<T: TxOwner>(skb: *mut bindings::sk_buff) {
+    // SAFETY: By the function's safety requirements, the argument is an `Arc<T>`
+    // reference that is ours now.
+    let owner = unsafe {
+        Arc::from_raw(
+            (*bindings::skb_shinfo(skb))
+                .__bindgen_anon_2
+                .destructor_arg
+                .cast_const()
+                .cast::<T>(),
+        )
+    };
+    T::tx_done(owner);
 }
 
 /// Room a device needs in front of its packets for its link-layer header
