@@ -289,10 +289,16 @@ pub(crate) fn build(
     Ok(skb)
 }
 
-/// Sends a packet from [`build`] along `path`; the caller must hold no QP lock,
+/// Sends a packet from [`build`] along `path` for `qp`, which owns it until the
+/// stack releases it ([`crate::qp::TxInFlight`]). The caller must hold no QP lock,
 /// because a packet to the device's own MAC goes straight to its receive path
 /// (rxe's loopback), which takes them.
-pub(crate) fn xmit(dev: &rdma::Device<Rrxe>, path: &Path, mut skb: SkBuff) -> Result {
+pub(crate) fn xmit(
+    dev: &rdma::Device<Rrxe>,
+    qp: &crate::qp::RrxeQp,
+    path: &Path,
+    mut skb: SkBuff,
+) -> Result {
     let ndev = dev.netdev();
     let net = ndev.net();
     let stats = &dev.data().stats;
@@ -316,6 +322,7 @@ pub(crate) fn xmit(dev: &rdma::Device<Rrxe>, path: &Path, mut skb: SkBuff) -> Re
         }
     };
     skb.set_dst(dst);
+    crate::qp::own_tx(qp, &mut skb);
     let r = if path.v6 {
         route::ip6_local_out(net, skb)
     } else {
@@ -333,6 +340,7 @@ pub(crate) fn xmit(dev: &rdma::Device<Rrxe>, path: &Path, mut skb: SkBuff) -> Re
 /// [`build`] and [`xmit`] in one.
 pub(crate) fn send(
     dev: &rdma::Device<Rrxe>,
+    qp: &crate::qp::RrxeQp,
     path: &Path,
     sport: u16,
     f: &HeaderFields,
@@ -340,7 +348,7 @@ pub(crate) fn send(
     fill: impl FnOnce(&mut [u8]) -> Result<(), SendError>,
 ) -> Result<(), SendError> {
     let skb = build(dev, path, sport, f, payload_len, fill)?;
-    Ok(xmit(dev, path, skb)?)
+    Ok(xmit(dev, qp, path, skb)?)
 }
 
 /// The BTH of a received packet is at least this long; shorter UDP payloads are

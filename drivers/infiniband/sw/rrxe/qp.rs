@@ -22,7 +22,7 @@ use crate::{
     queue::{MmapInfo, Queue},
     wqe::{self, qpt, Bad, SendWqe, SqLimits},
 };
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -279,6 +279,88 @@ impl Runner {
     }
 }
 
+/// A QP may have at most this many packets in the stack: sent, and not yet
+/// orphaned by a delaying qdisc or the receiving host's IP layer, nor freed
+/// (rxe's `RXE_INFLIGHT_SKBS_PER_QP_HIGH`). A requester or responder at the
+/// limit stops, so a QP never fills a slow qdisc (a `tbf` shaper) past its own
+/// share: without it an RC window of 128 overflowed a 100 KiB queue and every
+/// overflow cost a go-back-N resend, and a UD QP lost what did not fit.
+pub(crate) const TX_IN_FLIGHT_MAX: u32 = 64;
+
+/// A stopped engine goes on once this few of its packets are left in the stack
+/// (rxe's `RXE_INFLIGHT_SKBS_PER_QP_LOW`), not at every release.
+const TX_IN_FLIGHT_RESUME: u32 = 16;
+
+/// The packets a QP has in the stack ([`TX_IN_FLIGHT_MAX`]).
+pub(crate) struct TxInFlight {
+    count: AtomicU32,
+    /// An engine stopped at the limit: the release that brings the count below
+    /// [`TX_IN_FLIGHT_RESUME`] queues the QP's work item.
+    waiting: AtomicBool,
+}
+
+impl TxInFlight {
+    const fn new() -> Self {
+        Self {
+            count: AtomicU32::new(0),
+            waiting: AtomicBool::new(false),
+        }
+    }
+
+    /// Packets in the stack now.
+    pub(crate) fn count(&self) -> u32 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// Whether an engine may hand the stack another packet. If not, the QP's
+    /// work item is queued once enough of them are released. The flag is set
+    /// before the count is read again, and a release lowers the count before it
+    /// reads the flag (all sequentially consistent), so either this sees the
+    /// release or the release sees the flag.
+    pub(crate) fn may_send(&self) -> bool {
+        if self.count.load(Ordering::SeqCst) < TX_IN_FLIGHT_MAX {
+            return true;
+        }
+        self.waiting.store(true, Ordering::SeqCst);
+        self.count.load(Ordering::SeqCst) < TX_IN_FLIGHT_MAX
+    }
+
+    fn sent(&self) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Counts a packet released; true if a stopped engine must be run.
+    fn released(&self) -> bool {
+        let left = self.count.fetch_sub(1, Ordering::SeqCst).saturating_sub(1);
+        left < TX_IN_FLIGHT_RESUME
+            && self.waiting.load(Ordering::SeqCst)
+            && self.waiting.swap(false, Ordering::SeqCst)
+    }
+}
+
+/// Makes `skb`, about to go to the stack, one of the QP's packets in flight.
+pub(crate) fn own_tx(inner: &Arc<QpInner>, skb: &mut kernel::net::skb::SkBuff) {
+    if skb.set_tx_owner(inner.clone()).is_ok() {
+        inner.tx.sent();
+    }
+}
+
+impl kernel::net::skb::TxOwner for QpInner {
+    fn tx_done(this: Arc<Self>) {
+        if this.tx.released() {
+            defer_owned(this);
+            return;
+        }
+        // The QP holds user rings whose memory must be freed in process context;
+        // a packet may be freed in the receive softirq with interrupts off. The
+        // last reference goes to the QP's work item, which finds the QP gone and
+        // drops it there.
+        if let Some(last) = Arc::into_unique_or_drop(this) {
+            defer_owned(Arc::from(last));
+        }
+    }
+}
+
 /// The driver's QP.
 #[pin_data]
 pub(crate) struct QpInner {
@@ -314,6 +396,8 @@ pub(crate) struct QpInner {
     /// ([`crate::resp_tx`]): one of each runs at a time.
     pub(crate) req_runner: Runner,
     pub(crate) resp_runner: Runner,
+    /// Packets sent and still in the stack.
+    pub(crate) tx: TxInFlight,
     #[pin]
     pub(crate) state: SpinLockIrq<QpState_>,
 }
@@ -382,7 +466,14 @@ pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
 /// every QP's work queued from one CPU ran there, one item after another, in
 /// that CPU's one worker, so eight busy QPs used one CPU while the other idled.
 pub(crate) fn defer(inner: &Arc<QpInner>) {
-    let _ = crate::work_queue().enqueue::<_, 0>(inner.clone());
+    defer_owned(inner.clone());
+}
+
+/// [`defer`] with a reference of the caller's. If the work item is queued
+/// already, the reference is dropped here, and it was not the last one: the
+/// queued item holds another.
+fn defer_owned(inner: Arc<QpInner>) {
+    let _ = crate::work_queue().enqueue::<_, 0>(inner);
 }
 
 /// `struct rxe_create_qp_resp`.
@@ -532,6 +623,7 @@ pub(crate) fn create(
                 timer_queued: AtomicBool::new(false),
                 req_runner: Runner::new(),
                 resp_runner: Runner::new(),
+                tx: TxInFlight::new(),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {
@@ -1267,6 +1359,7 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 (c"msn", st.resp.msn, false),
                 (c"answers_queued", st.resp_tx.len() as u32, false),
                 (c"rx_queued", rx_queued, false),
+                (c"tx_in_flight", inner.tx.count(), false),
             ],
             head_details(sq.pending.get(0)),
         )

@@ -72,6 +72,11 @@ struct Built {
 /// Builds and sends the next packet; returns whether there may be more.
 fn step(qp: &Qp<Rrxe>) -> bool {
     let inner = qp.data();
+    if !inner.tx.may_send() {
+        // Released packets queue the QP's work item.
+        qp.device().data().stats.inc(Counter::TxLimitWaits);
+        return false;
+    }
     let built = {
         let mut st = inner.state.lock();
         if qp::cur_state(&st) != QpState::Rts {
@@ -104,7 +109,7 @@ fn step(qp: &Qp<Rrxe>) -> bool {
         }
     };
     // Like rxe, a packet the stack drops is lost, not an error: RC retransmits.
-    let _ = net::xmit(qp.device(), &built.path, built.skb);
+    let _ = net::xmit(qp.device(), inner, &built.path, built.skb);
     if built.completes {
         qp::complete_sent(qp, |_| true);
     }

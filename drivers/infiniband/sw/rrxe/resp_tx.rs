@@ -85,6 +85,11 @@ pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
 /// Sends the next queued packet; returns whether there was one.
 fn send_next(qp: &Qp<Rrxe>) -> bool {
     let inner = qp.data();
+    if !inner.tx.may_send() {
+        // Released packets queue the QP's work item, which runs this sender.
+        qp.device().data().stats.inc(Counter::TxLimitWaits);
+        return false;
+    }
     let (p, path, dest_qpn, sport) = {
         let mut st = inner.state.lock();
         let Some(p) = st.resp_tx.claim() else {
@@ -116,7 +121,7 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
         ..HeaderFields::default()
     };
     let n = p.len;
-    let r = net::send(dev, &path, sport, &f, n as usize, |payload| {
+    let r = net::send(dev, inner, &path, sport, &f, n as usize, |payload| {
         if n == 0 {
             return Ok(());
         }

@@ -78,10 +78,13 @@ pub(crate) enum Counter {
     /// Request packets the requester could not build for want of memory; it
     /// tries again shortly ([`crate::timer::retry_build`]).
     SendNoMemory,
+    /// Times a requester or responder stopped because its QP had
+    /// [`crate::qp::TX_IN_FLIGHT_MAX`] packets in the stack.
+    TxLimitWaits,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 32] = [
+pub(crate) static DESCS: [StatDesc; 33] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -114,6 +117,7 @@ pub(crate) static DESCS: [StatDesc; 32] = [
     StatDesc::new(c"rcv_deferred"),
     StatDesc::new(c"rcv_queue_full"),
     StatDesc::new(c"send_no_mem"),
+    StatDesc::new(c"tx_limit_waits"),
 ];
 
 /// The counters of one device.
