@@ -46,6 +46,14 @@ exit status is 0 when all passed):
                 start + 24, with nothing pending, no READ credit taken and no
                 ACK awaited; the responder expects the start + 24 and counted 5
                 messages.
+  shaped        512 KiB WRITE in 64 KiB WRs at MTU 1024, then READ back in 256
+                KiB READs, through the tbf shapers the caller puts on the
+                veths, whose 96 KiB queue holds fewer packets than an RC
+                window (128) or a READ's responses (256) but more than a QP
+                may have in the stack (64); both copies must hash the same,
+                and every rrxe side must have stopped at the limit
+                (tx_limit_waits moves). The caller checks that the shapers
+                dropped nothing.
   srq_error     DEV_B's QP takes its receives from an SRQ with two posted. A
                 SEND_FIRST that wire.py sends as DEV_A (from the namespace
                 $SENDER_NS, IPv6 GIDs) takes the first; then DEV_B's QP goes to
@@ -280,6 +288,32 @@ def transfer(a, b, mib, dev_a, read_kib, dev_b):
     return True
 
 
+SHAPED_KIB = 512
+
+
+def shaped(a, b):
+    size = SHAPED_KIB * 1024
+    src = os.urandom(size)
+    a.mr.write(src, size, 0)
+    want = hashlib.sha256(src).hexdigest()
+    rrxe = [s for s in (a, b) if s.dev.startswith("rrxe")]
+    waits = {s.dev: stat(s.dev, "tx_limit_waits") for s in rrxe}
+    t0 = time.monotonic()
+    # A window of 64 KiB WRITEs, and 256 KiB READs: 256 responses each, more
+    # than the shaper's queue holds.
+    if not (one_sided(a, b, e.IBV_WR_RDMA_WRITE, "shaped WRITE", size, 64 * 1024) and
+            expect("shaped WRITE copy sha256", digest(b.mr, size), want)):
+        return False
+    a.mr.write(bytes(size), size, 0)
+    t1 = time.monotonic()
+    if not (one_sided(a, b, e.IBV_WR_RDMA_READ, "shaped READ", size, 256 * 1024) and
+            expect("shaped READ copy sha256", digest(a.mr, size), want)):
+        return False
+    log(f"shaped: WRITE {SHAPED_KIB} KiB in {t1 - t0:.1f} s, READ in {time.monotonic() - t1:.1f} s")
+    moved = {s.dev: stat(s.dev, "tx_limit_waits") > waits[s.dev] for s in rrxe}
+    return expect("tx_limit_waits moved", moved, {s.dev: True for s in rrxe})
+
+
 def rnr(a, b, retries):
     a.mr.write(b"rnr-payload" * 100, 1100, 0)
     a.post(1, e.IBV_WR_SEND, 0, 1100)
@@ -466,7 +500,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         kw = {"rnr_retry": 0}
     elif case == "retry":
         kw = {"timeout": 12, "retry_cnt": 2}
-    elif case == "tail":
+    elif case in ("tail", "shaped"):
+        # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
         kw = {"timeout": 18}
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
@@ -481,6 +516,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return retry(a, b)
     if case == "details":
         return details(a, b)
+    if case == "shaped":
+        return shaped(a, b)
     if case == "tail":
         return tail(a, b)
     if case == "handoff":

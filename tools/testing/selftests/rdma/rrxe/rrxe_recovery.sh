@@ -22,6 +22,10 @@
 #    probe well before the ACK timeout;
 #  - a post behind an RNR-held SEND is handed to the QP's work item, and both
 #    complete in order (rrxe requesters);
+#  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
+#    the responder's side too when it is rrxe): a WRITE and a READ back pass
+#    without a packet dropped by the shapers, because an rrxe QP stops at 64
+#    packets in the stack (tx_limit_waits);
 #  - the local ACK timeout: every packet dropped, the SEND fails with
 #    RETRY_EXC_ERR after retry_cnt 2;
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
@@ -48,10 +52,10 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 9 cases for each of 3 pairings, the hand-off case for the 2 with rrxe
-# requesting, the window and SRQ cases for the 2 with rrxe responding, 6 counter
-# checks.
-PLAN=39
+# 9 cases for each of 3 pairings, the hand-off and shaper cases (2 lines) for
+# the 2 with rrxe requesting, the window and SRQ cases for the 2 with rrxe
+# responding, 6 counter checks.
+PLAN=43
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -61,6 +65,17 @@ netem() {
 	local ns=$1 dev=$2; shift 2
 	tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
 	[ $# = 0 ] || tc -n "$ns" qdisc add dev "$dev" root netem "$@"
+}
+
+# shape NS DEV: a tbf shaper (1 Mbit/s, slower than a KASAN guest sends) whose 96 KiB queue holds fewer 1 KiB
+# packets than an RC window (128) and more than an rrxe QP may have in the stack
+# (64).
+shape() { tc -n "$1" qdisc replace dev "$2" root tbf rate 1mbit burst 16kb limit 96kb; }
+
+# drops NS DEV: packets DEV's root qdisc dropped.
+drops() {
+	tc -n "$1" -s qdisc show dev "$2" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
 }
 
 # rcases A B "CASE=NAME;..." [MIB MTU]: recovery.py cases in one process, A the
@@ -98,6 +113,21 @@ tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK time
 details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
 		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order"
+		# rdma_rxe's responder does not stop at its limit: shape its side only
+		# when it is rrxe.
+		local shaped="veth0"
+		shape a veth0 || diag "tbf on veth0 failed"
+		if [ "$b" = rrxe1 ]; then
+			shape b veth1 || diag "tbf on veth1 failed"
+			shaped+=" and veth1"
+		fi
+		rcases "$a" "$b" "shaped=$p: WRITE and READ through tbf on $shaped, queue shorter than the RC window: the QP stops at 64 packets in the stack"
+		local d0 d1=0
+		d0=$(drops a veth0)
+		[ "$b" != rrxe1 ] || d1=$(drops b veth1)
+		check "$p: the tbf shapers dropped nothing (veth0 $d0, veth1 $d1)" [ "$d0+$d1" = "0+0" ]
+		netem a veth0
+		netem b veth1
 	fi
 	if [ "$b" != rxe1 ]; then
 		rcases "$a" "$b" "mw_window=$p: a memory window bounds remote access, and pins its MR"
