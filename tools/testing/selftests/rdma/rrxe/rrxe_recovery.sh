@@ -67,9 +67,9 @@ netem() {
 	[ $# = 0 ] || tc -n "$ns" qdisc add dev "$dev" root netem "$@"
 }
 
-# shape NS DEV: a tbf shaper (1 Mbit/s, slower than a KASAN guest sends) whose 96 KiB queue holds fewer 1 KiB
-# packets than an RC window (128) and more than an rrxe QP may have in the stack
-# (64).
+# shape NS DEV: a tbf shaper, 1 Mbit/s (slower than a KASAN guest sends), whose
+# 96 KiB queue holds fewer 1 KiB packets than an RC window (128) and more than
+# an rrxe QP may have in the stack (64).
 shape() { tc -n "$1" qdisc replace dev "$2" root tbf rate 1mbit burst 16kb limit 96kb; }
 
 # drops NS DEV: packets DEV's root qdisc dropped.
