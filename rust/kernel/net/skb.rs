@@ -243,10 +243,10 @@ impl SkBuff {
         if unsafe { (*skb).__bindgen_anon_3.__bindgen_anon_1.destructor }.is_some() {
             return Err(EBUSY);
         }
-        // SAFETY: We own the skb and it is not cloned, so its shared info is ours.
         // `destructor_arg` is otherwise read only for zero-copy buffers, which
         // `SkBuff` never makes (no `SKBFL_ZEROCOPY_*` flag is set), and clones do
         // not inherit the destructor, so it runs once, for this skb only.
+        // SAFETY: We own the unshared skb, so its destructor and shared info are ours.
         unsafe {
             (*bindings::skb_shinfo(skb)).__bindgen_anon_2.destructor_arg =
                 Arc::into_raw(owner).cast_mut().cast();
