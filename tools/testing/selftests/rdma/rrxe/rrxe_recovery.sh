@@ -9,11 +9,11 @@
 #    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
 #    rrxe requester must also queue READ response data: rcv_deferred); rrxe0 ->
 #    rrxe1 moves RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU
-#    (default 4096; the veths are at MTU 9000), then WRITEs and READs in turn
-#    over 16 MiB; the pairings with rdma_rxe move
+#    (default 4096; the veths are at MTU 9000); the pairings with rdma_rxe move
 #    RRXE_LOSS_RXE_MIB (default 2) at RRXE_LOSS_RXE_MTU (default 1024), because
 #    at 64 MiB and MTU 4096 rdma_rxe's QP went to the error state in 2 of 4 runs
-#    (flushes, no error completion; see Documentation/testing.rst);
+#    (flushes, no error completion; see Documentation/testing.rst); then
+#    WRITEs and READs in turn over the same amount, at most 16 MiB;
 #  - RNR: a receive posted 0.5 s late is waited for (rnr_retry 7); with
 #    rnr_retry 0 the SEND fails with RNR_RETRY_EXC_ERR;
 #  - QP details: after WRITEs and a READ, `rdma resource show qp -dd` shows the
