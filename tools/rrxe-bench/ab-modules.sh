@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A/B of two or more builds of rrxe.ko in one guest boot, rrxe0 <-> rrxe1 over
 # the standard topology's veths, for the perftest bandwidth points in POINTS
-# ("test:size:qps ...", 4 s each), ROUNDS times (2) with the modules in turn, so
+# ("test:size:qps ...", 4 s each; a *_lat test gives its typical latency in us
+# over 2000 iterations), ROUNDS times (2) with the modules in turn, so
 # the TCG host's drift hits all of them. Run it with --no-load on the perf kernel,
 # the modules somewhere in the cache (the guest sees it as /cache), e.g.
 #   scripts/vm run --flavour perf --no-build --no-load -- \
@@ -17,18 +18,19 @@ ROUNDS=${ROUNDS:-2}
 modprobe ib_uverbs && modprobe rdma_ucm || exit 1
 setup_topology && pin_neighbours a veth0 b veth1 10.0.0 || exit 1
 port=18515
-# bw TEST SIZE QPS: MiB/s of one run, or "failed".
+# bw TEST SIZE QPS: MiB/s of one run (typical us for a *_lat TEST), or "failed".
 bw() {
-	local q="" r
+	local q="-D 4" col=4 r
 	port=$((port + 1))
-	[ "$3" = 1 ] || q="-q $3"
-	# shellcheck disable=SC2086 # $q is empty or two words
-	ip netns exec b timeout 60 "$1" -d rrxe1 -x "$(gid_index rrxe1 4)" -p $port -F -s "$2" -D 4 $q \
+	case $1 in *_lat) q="-n 2000" col=5 ;; esac
+	[ "$3" = 1 ] || q+=" -q $3"
+	# shellcheck disable=SC2086 # $q is several words
+	ip netns exec b timeout 60 "$1" -d rrxe1 -x "$(gid_index rrxe1 4)" -p $port -F -s "$2" $q \
 		>/dev/null 2>&1 &
 	sleep 1
 	# shellcheck disable=SC2086
-	r=$(ip netns exec a timeout 60 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -p $port -F -s "$2" -D 4 $q \
-		10.0.0.2 2>&1 | awk -v n="$2" '$1 == n && NF >= 5 { print $4 }')
+	r=$(ip netns exec a timeout 60 "$1" -d rrxe0 -x "$(gid_index rrxe0 4)" -p $port -F -s "$2" $q \
+		10.0.0.2 2>&1 | awk -v n="$2" -v c=$col '$1 == n && NF >= 5 { print $c }')
 	wait
 	echo "${r:-failed}"
 }
