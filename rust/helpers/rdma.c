@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include <linux/scatterlist.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -73,4 +74,9 @@ __rust_helper int rust_helper_nla_nest_end(struct sk_buff *skb, struct nlattr *s
 __rust_helper void rust_helper_nla_nest_cancel(struct sk_buff *skb, struct nlattr *start)
 {
 	nla_nest_cancel(skb, start);
+}
+
+__rust_helper struct page *rust_helper_sg_page_iter_page(struct sg_page_iter *piter)
+{
+	return sg_page_iter_page(piter);
 }

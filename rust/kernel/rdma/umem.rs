@@ -8,16 +8,29 @@ use core::ptr::NonNull;
 
 /// A pinned range of a process's memory. Unpinned on drop.
 ///
+/// The pinned pages are also kept in an array, so a copy finds its page by
+/// index. `ib_umem_copy_from` walks the scatterlist from its start to the offset
+/// on every call, which for a packet deep in a large region cost more than the
+/// copy itself.
+///
 /// # Invariants
 ///
-/// `0` is a live umem returned by `ib_umem_get_va` and owned by this value.
-pub struct Umem(NonNull<bindings::ib_umem>);
+/// `raw` is a live umem returned by `ib_umem_get_va` and owned by this value.
+/// `pages` holds its pinned pages in address order: page `i` backs the bytes
+/// `i * PAGE_SIZE - in_page_offset(address)` onwards. They stay pinned until
+/// `raw` is released.
+pub struct Umem {
+    raw: NonNull<bindings::ib_umem>,
+    pages: KVVec<NonNull<bindings::page>>,
+}
 
 // SAFETY: A umem is not tied to the pinning thread; it is released from any context
 // that may sleep.
 unsafe impl Send for Umem {}
 // SAFETY: Shared access only reads immutable fields or copies out of the pages.
 unsafe impl Sync for Umem {}
+
+const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 
 impl Umem {
     /// Pins `len` bytes at user address `addr` of the calling process for `dev`, with
@@ -27,13 +40,52 @@ impl Umem {
         let len = usize::try_from(len).map_err(|_| EINVAL)?;
         // SAFETY: The device is valid; the core validates the range and access.
         let p = from_err_ptr(unsafe { bindings::ib_umem_get_va(dev.as_raw(), addr, len, access) })?;
-        Ok(Self(NonNull::new(p).ok_or(ENOMEM)?))
+        let raw = NonNull::new(p).ok_or(ENOMEM)?;
+        let pages = match Self::collect_pages(raw, addr, len) {
+            Ok(pages) => pages,
+            Err(e) => {
+                // SAFETY: We own the umem and nothing else has seen it.
+                unsafe { bindings::ib_umem_release(raw.as_ptr()) };
+                return Err(e);
+            }
+        };
+        Ok(Self { raw, pages })
+    }
+
+    /// The pages of the live umem `raw`, which pins `len` bytes at `addr`.
+    fn collect_pages(
+        raw: NonNull<bindings::ib_umem>,
+        addr: usize,
+        len: usize,
+    ) -> Result<KVVec<NonNull<bindings::page>>> {
+        let first = addr & !(PAGE_SIZE - 1);
+        let end = addr.checked_add(len).ok_or(EINVAL)?;
+        let count = end.div_ceil(PAGE_SIZE) - first / PAGE_SIZE;
+        let mut pages = KVVec::with_capacity(count, GFP_KERNEL)?;
+        let mut iter: bindings::sg_page_iter = pin_init::zeroed();
+        // SAFETY: The umem is live, so is its table; the iterator only reads it.
+        unsafe {
+            let sgt = &raw const (*raw.as_ptr()).sgt_append.sgt;
+            bindings::__sg_page_iter_start(&mut iter, (*sgt).sgl, (*sgt).orig_nents, 0);
+        }
+        // SAFETY: `iter` was started on the live table above.
+        while unsafe { bindings::__sg_page_iter_next(&mut iter) } {
+            // SAFETY: `iter` stands on a page of the table.
+            let page = unsafe { bindings::sg_page_iter_page(&mut iter) };
+            let page = NonNull::new(page).ok_or(EFAULT)?;
+            // The table never has more pages than the range spans.
+            pages.push_within_capacity(page).map_err(|_| EFAULT)?;
+        }
+        if pages.len() != count {
+            return Err(EFAULT);
+        }
+        Ok(pages)
     }
 
     /// Length in bytes.
     pub fn len(&self) -> usize {
         // SAFETY: By the type invariant.
-        unsafe { (*self.0.as_ptr()).length }
+        unsafe { (*self.raw.as_ptr()).length }
     }
 
     /// Whether the range is empty.
@@ -44,48 +96,60 @@ impl Umem {
     /// The user address the range starts at.
     pub fn address(&self) -> u64 {
         // SAFETY: By the type invariant.
-        unsafe { (*self.0.as_ptr()).address as u64 }
+        unsafe { (*self.raw.as_ptr()).address as u64 }
     }
 
-    /// Copies `dst.len()` bytes at byte offset `off` of the range.
+    /// Calls `op` on the pieces of the range's bytes `off..off + len`, each within
+    /// one page: the page's kernel mapping at the piece's start, and the piece's
+    /// range in `0..len`. Fails with `EINVAL` if the bytes are not all in the range.
+    fn for_each_piece(
+        &self,
+        off: usize,
+        len: usize,
+        mut op: impl FnMut(*mut u8, core::ops::Range<usize>),
+    ) -> Result {
+        let end = off.checked_add(len).ok_or(EINVAL)?;
+        if end > self.len() {
+            return Err(EINVAL);
+        }
+        let start = (self.address() as usize & (PAGE_SIZE - 1)) + off;
+        let mut done = 0;
+        while done < len {
+            let pos = start + done;
+            let in_page = pos & (PAGE_SIZE - 1);
+            let n = (PAGE_SIZE - in_page).min(len - done);
+            let page = *self.pages.get(pos / PAGE_SIZE).ok_or(EINVAL)?;
+            // SAFETY: The page is pinned (type invariant); a local mapping may be
+            // taken in any context and is released below, in reverse order of
+            // any other taken meanwhile (there are none).
+            let base = unsafe { bindings::kmap_local_page(page.as_ptr()) }.cast::<u8>();
+            // SAFETY: `in_page + n <= PAGE_SIZE`, within the mapping.
+            op(unsafe { base.add(in_page) }, done..done + n);
+            // SAFETY: The mapping taken above.
+            unsafe { bindings::kunmap_local(base.cast()) };
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Copies `dst.len()` bytes at byte offset `off` of the range. Works in any
+    /// context.
     pub fn copy_from(&self, off: usize, dst: &mut [u8]) -> Result {
-        // SAFETY: The umem is live; `ib_umem_copy_from` checks the range.
-        crate::error::to_result(unsafe {
-            bindings::ib_umem_copy_from(dst.as_mut_ptr().cast(), self.0.as_ptr(), off, dst.len())
+        let d = dst.as_mut_ptr();
+        self.for_each_piece(off, dst.len(), |src, r| {
+            // SAFETY: `src` maps `r.len()` bytes of a pinned page, `r` is within
+            // `dst`, and the two cannot overlap (`dst` is kernel memory).
+            unsafe { core::ptr::copy_nonoverlapping(src, d.add(r.start), r.len()) }
         })
     }
 
     /// Copies `src` into the range at byte offset `off`. Works in any context.
     pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
-        let end = off.checked_add(src.len()).ok_or(EINVAL)?;
-        if end > self.len() {
-            return Err(EINVAL);
-        }
-        let u = self.0.as_ptr();
-        // SAFETY: The umem is live.
-        let address = unsafe { (*u).address };
-        // The scatterlist starts at the page holding `address`, hence the in-page
-        // offset is added, as `ib_umem_copy_from` does.
-        let skip = off
-            .checked_add(address & (bindings::PAGE_SIZE - 1))
-            .and_then(|s| bindings::off_t::try_from(s).ok())
-            .ok_or(EINVAL)?;
-        // SAFETY: The umem is live and its pages pinned; the range was checked.
-        let n = unsafe {
-            let sgt = &raw mut (*u).sgt_append.sgt;
-            bindings::sg_pcopy_from_buffer(
-                (*sgt).sgl,
-                (*sgt).orig_nents,
-                src.as_ptr().cast(),
-                src.len(),
-                skip,
-            )
-        };
-        if n == src.len() {
-            Ok(())
-        } else {
-            Err(EFAULT)
-        }
+        let s = src.as_ptr();
+        self.for_each_piece(off, src.len(), |dst, r| {
+            // SAFETY: As in `copy_from`, the other way.
+            unsafe { core::ptr::copy_nonoverlapping(s.add(r.start), dst, r.len()) }
+        })
     }
 }
 
@@ -93,6 +157,6 @@ impl Drop for Umem {
     fn drop(&mut self) {
         crate::task::might_sleep();
         // SAFETY: By the type invariant we own the umem.
-        unsafe { bindings::ib_umem_release(self.0.as_ptr()) };
+        unsafe { bindings::ib_umem_release(self.raw.as_ptr()) };
     }
 }
