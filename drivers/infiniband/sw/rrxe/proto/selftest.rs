@@ -32,6 +32,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("icrc_masked_fields", case_icrc_masked_fields),
     ("icrc_ipv6_generate_verify", case_icrc_ipv6_generate_verify),
     ("icrc_flush_quirk", case_icrc_flush_quirk),
+    ("icrc_two_crc_calls", case_icrc_two_crc_calls),
     ("opcode_count", case_opcode_count),
     ("opcode_lengths", case_opcode_lengths),
     ("opcode_reserved_rejected", case_opcode_reserved_rejected),
@@ -148,6 +149,55 @@ fn case_icrc_seed() -> CaseResult {
         SoftCrc32.update(0xffff_ffff, &[0xff; 8]) == ICRC_SEED,
         "seed is crc32_le(~0, 8 x 0xff)",
     )
+}
+
+/// Counts the updates it is asked for (each is an FPU section in the kernel).
+struct CountingCrc(core::cell::Cell<u32>);
+
+impl Crc32 for CountingCrc {
+    fn update(&self, crc: u32, data: &[u8]) -> u32 {
+        self.0.set(self.0.get() + 1);
+        SoftCrc32.update(crc, data)
+    }
+}
+
+/// Every opcode's ICRC is two CRC calls, headers then the rest, and still the
+/// value the five-call order gives.
+fn case_icrc_two_crc_calls() -> CaseResult {
+    let ip = SCAPY_IP;
+    for op in 0..=255u8 {
+        let Some(info) = opcode::lookup(op) else {
+            continue;
+        };
+        let mut pkt = [0u8; 128];
+        let len = info.header_len() + 8 + opcode::ICRC_BYTES;
+        pkt[0] = op;
+        for (i, b) in pkt[1..len].iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37);
+        }
+        let counting = CountingCrc(core::cell::Cell::new(0));
+        let got = icrc::compute(&counting, NetHdr::V4(&ip), &SCAPY_UDP, &pkt[..len])
+            .map_err(|_| "compute")?;
+        check(
+            counting.0.get() == 2,
+            "an opcode's ICRC took more than two calls",
+        )?;
+        // The same CRC over the masked parts one by one.
+        let mut m = ip;
+        (m[1], m[8], m[10], m[11]) = (0xff, 0xff, 0xff, 0xff);
+        let mut u = SCAPY_UDP;
+        (u[6], u[7]) = (0xff, 0xff);
+        let mut b = [0u8; opcode::BTH_BYTES];
+        b.copy_from_slice(&pkt[..opcode::BTH_BYTES]);
+        b[4] = 0xff;
+        let mut crc = SoftCrc32.update(ICRC_SEED, &m);
+        crc = SoftCrc32.update(crc, &u);
+        crc = SoftCrc32.update(crc, &b);
+        crc = SoftCrc32.update(crc, &pkt[opcode::BTH_BYTES..info.header_len()]);
+        let rest = &pkt[usize::from(info.rxe_payload_offset)..len - opcode::ICRC_BYTES];
+        check(got == !SoftCrc32.update(crc, rest), "ICRC changed")?;
+    }
+    Ok(())
 }
 
 fn case_icrc_scapy_uc_send_only() -> CaseResult {
