@@ -3,8 +3,13 @@
 //! Pinned user memory (`struct ib_umem`) behind user memory regions.
 
 use super::device::{Device, Driver};
-use crate::{bindings, error::from_err_ptr, prelude::*};
-use core::ptr::NonNull;
+use crate::{
+    bindings,
+    error::from_err_ptr,
+    page::{BorrowedPage, PAGE_SIZE},
+    prelude::*,
+};
+use core::{ops::Range, ptr::NonNull};
 
 /// A pinned range of a process's memory. Unpinned on drop.
 ///
@@ -29,8 +34,6 @@ pub struct Umem {
 unsafe impl Send for Umem {}
 // SAFETY: Shared access only reads immutable fields or copies out of the pages.
 unsafe impl Sync for Umem {}
-
-const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 
 impl Umem {
     /// Pins `len` bytes at user address `addr` of the calling process for `dev`, with
@@ -100,13 +103,13 @@ impl Umem {
     }
 
     /// Calls `op` on the pieces of the range's bytes `off..off + len`, each within
-    /// one page: the page's kernel mapping at the piece's start, and the piece's
-    /// range in `0..len`. Fails with `EINVAL` if the bytes are not all in the range.
+    /// one page: the page, the piece's offset in it, and the piece's range in
+    /// `0..len`. Fails with `EINVAL` if the bytes are not all in the range.
     fn for_each_piece(
         &self,
         off: usize,
         len: usize,
-        mut op: impl FnMut(*mut u8, core::ops::Range<usize>),
+        mut op: impl FnMut(&BorrowedPage<'_>, usize, Range<usize>) -> Result,
     ) -> Result {
         let end = off.checked_add(len).ok_or(EINVAL)?;
         if end > self.len() {
@@ -119,14 +122,9 @@ impl Umem {
             let in_page = pos & (PAGE_SIZE - 1);
             let n = (PAGE_SIZE - in_page).min(len - done);
             let page = *self.pages.get(pos / PAGE_SIZE).ok_or(EINVAL)?;
-            // SAFETY: The page is pinned (type invariant); a local mapping may be
-            // taken in any context and is released below, in reverse order of
-            // any other taken meanwhile (there are none).
-            let base = unsafe { bindings::kmap_local_page(page.as_ptr()) }.cast::<u8>();
-            // SAFETY: `in_page + n <= PAGE_SIZE`, within the mapping.
-            op(unsafe { base.add(in_page) }, done..done + n);
-            // SAFETY: The mapping taken above.
-            unsafe { bindings::kunmap_local(base.cast()) };
+            // SAFETY: The page stays pinned while `self` lives (type invariant).
+            let page = unsafe { BorrowedPage::from_raw(page) };
+            op(&page, in_page, done..done + n)?;
             done += n;
         }
         Ok(())
@@ -136,19 +134,20 @@ impl Umem {
     /// context.
     pub fn copy_from(&self, off: usize, dst: &mut [u8]) -> Result {
         let d = dst.as_mut_ptr();
-        self.for_each_piece(off, dst.len(), |src, r| {
-            // SAFETY: `src` maps `r.len()` bytes of a pinned page, `r` is within
-            // `dst`, and the two cannot overlap (`dst` is kernel memory).
-            unsafe { core::ptr::copy_nonoverlapping(src, d.add(r.start), r.len()) }
+        self.for_each_piece(off, dst.len(), |page, in_page, r| {
+            // SAFETY: `r` is within `dst`. User space may write the page meanwhile;
+            // the bytes are then untrusted data, never values with invariants.
+            unsafe { page.read_raw(d.add(r.start), in_page, r.len()) }
         })
     }
 
     /// Copies `src` into the range at byte offset `off`. Works in any context.
     pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
         let s = src.as_ptr();
-        self.for_each_piece(off, src.len(), |dst, r| {
-            // SAFETY: As in `copy_from`, the other way.
-            unsafe { core::ptr::copy_nonoverlapping(s.add(r.start), dst, r.len()) }
+        self.for_each_piece(off, src.len(), |page, in_page, r| {
+            // SAFETY: `r` is within `src`. What user space reads of the page
+            // meanwhile is its own concern, as with any memory it registered.
+            unsafe { page.write_raw(s.add(r.start), in_page, r.len()) }
         })
     }
 }
