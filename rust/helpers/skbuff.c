@@ -3,6 +3,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/dst.h>
+#include <net/ip6_fib.h>
 
 __rust_helper void rust_helper_skb_reserve(struct sk_buff *skb, int len)
 {
@@ -69,3 +70,20 @@ __rust_helper void rust_helper_skb_set_protocol(struct sk_buff *skb, __be16 prot
 {
 	skb->protocol = protocol;
 }
+
+__rust_helper void rust_helper_dst_hold(struct dst_entry *dst)
+{
+	dst_hold(dst);
+}
+
+__rust_helper struct dst_entry *rust_helper_dst_check(struct dst_entry *dst, u32 cookie)
+{
+	return dst_check(dst, cookie);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+__rust_helper u32 rust_helper_rt6_get_cookie(const struct rt6_info *rt)
+{
+	return rt6_get_cookie(rt);
+}
+#endif

@@ -33,10 +33,51 @@ impl Dst {
     }
 }
 
+impl Clone for Dst {
+    fn clone(&self) -> Self {
+        // SAFETY: We own a reference, so the entry is alive to take another.
+        unsafe { bindings::dst_hold(self.0.as_ptr()) };
+        Dst(self.0)
+    }
+}
+
 impl Drop for Dst {
     fn drop(&mut self) {
         // SAFETY: We own one reference.
         unsafe { bindings::dst_release(self.0.as_ptr()) };
+    }
+}
+
+/// A route kept for reuse, as a socket keeps its own (`sk_dst_cache`): a route
+/// lookup per packet costs more than the check that the route still holds.
+pub struct CachedDst {
+    dst: Dst,
+    /// What an IPv6 route is validated against (`rt6_get_cookie`); 0 for IPv4.
+    cookie: u32,
+}
+
+impl CachedDst {
+    /// Keeps another reference to `dst`.
+    pub fn new(dst: &Dst) -> Self {
+        let dst = dst.clone();
+        let p = dst.0.as_ptr();
+        // SAFETY: A valid dst entry; `ops` is set for every entry and never changes.
+        let family = unsafe { (*(*p).ops).family };
+        let cookie = if u32::from(family) == bindings::AF_INET6 {
+            // SAFETY: An IPv6 route's entry is the first field of its `rt6_info`.
+            unsafe { bindings::rt6_get_cookie(p.cast()) }
+        } else {
+            0
+        };
+        Self { dst, cookie }
+    }
+
+    /// Another reference to the route if it still holds: no routing change made it
+    /// obsolete and its device did not go away (`dst_check`).
+    pub fn get(&self) -> Option<Dst> {
+        // SAFETY: We own a reference to the entry; `dst_check` only reads it.
+        let current = unsafe { bindings::dst_check(self.dst.0.as_ptr(), self.cookie) };
+        (!current.is_null()).then(|| self.dst.clone())
     }
 }
 
