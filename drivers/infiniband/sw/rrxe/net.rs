@@ -207,6 +207,29 @@ impl Path {
     }
 }
 
+/// A QP's route, for the one path it was looked up for: connected QPs send
+/// along one path, and a datagram QP often does too. rdma_rxe keeps an RC QP's
+/// route in its socket the same way.
+#[derive(Default)]
+pub(crate) struct RouteCache(Option<([u8; 16], [u8; 16], route::CachedDst)>);
+
+impl RouteCache {
+    /// The kept route for `path`, if it still holds.
+    fn get(&self, path: &Path) -> Option<route::Dst> {
+        match &self.0 {
+            Some((s, d, dst)) if *s == path.saddr && *d == path.daddr => dst.get(),
+            _ => None,
+        }
+    }
+
+    /// Keeps `dst` for `path`; returns the route it replaces, to be released
+    /// after the lock.
+    fn set(&mut self, path: &Path, dst: &route::Dst) -> Self {
+        let new = Some((path.saddr, path.daddr, route::CachedDst::new(dst)));
+        Self(core::mem::replace(&mut self.0, new))
+    }
+}
+
 /// Why a packet was not sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendError {
@@ -308,11 +331,22 @@ pub(crate) fn xmit(
         crate::recv::receive(skb);
         return Ok(());
     }
-    let dst = if path.v6 {
-        route::route6(net, ndev.ifindex(), path.saddr, path.daddr)
-    } else {
-        let (s, d) = (ip::gid_to_v4(&path.saddr), ip::gid_to_v4(&path.daddr));
-        route::route4(net, ndev.ifindex(), s, d)
+    let cached = qp.route.lock().get(path);
+    let dst = match cached {
+        Some(d) => Ok(d),
+        None => {
+            let d = if path.v6 {
+                route::route6(net, ndev.ifindex(), path.saddr, path.daddr)
+            } else {
+                let (s, d) = (ip::gid_to_v4(&path.saddr), ip::gid_to_v4(&path.daddr));
+                route::route4(net, ndev.ifindex(), s, d)
+            };
+            if let Ok(d) = &d {
+                // The route replaced is released here, not under the lock.
+                let _old = qp.route.lock().set(path, d);
+            }
+            d
+        }
     };
     let dst = match dst {
         Ok(d) => d,

@@ -398,6 +398,9 @@ pub(crate) struct QpInner {
     pub(crate) resp_runner: Runner,
     /// Packets sent and still in the stack.
     pub(crate) tx: TxInFlight,
+    /// The route of the last packet sent ([`crate::net::xmit`]).
+    #[pin]
+    pub(crate) route: SpinLockIrq<crate::net::RouteCache>,
     #[pin]
     pub(crate) state: SpinLockIrq<QpState_>,
 }
@@ -624,6 +627,7 @@ pub(crate) fn create(
                 req_runner: Runner::new(),
                 resp_runner: Runner::new(),
                 tx: TxInFlight::new(),
+                route <- new_spinlock_irq!(crate::net::RouteCache::default()),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {

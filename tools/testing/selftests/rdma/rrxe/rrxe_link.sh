@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload), rmmod right after traffic. KASAN/lockdep/kmemleak are checked by the
+# unload), a route change under traffic, rmmod right after it. KASAN/lockdep/kmemleak are checked by the
 # runner after the run (scripts/vm), so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
@@ -12,7 +12,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 24
+tap_plan 25
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -115,6 +115,22 @@ traffic() {
 }
 moving() { [ "$(stat_of trx0 sent_pkts)" -gt 2000 ]; }
 check "traffic over two devices" traffic
+# 9: a route change reaches QPs that are already sending. Each QP keeps its
+# route and checks on every packet that no routing change made it obsolete.
+# Once the peer is routed through a gateway nobody answers for, every packet
+# goes to that gateway and no ACK comes back; a QP that kept the old route
+# went on being answered. (An unreachable route would not do: with the output
+# interface given, the stack takes the peer as on-link.)
+via_gateway() { ip -n ta neigh show 10.9.0.9 | grep -q .; }
+no_acks_for_3s() {
+	local before
+	before=$(stat_of trx0 rcvd_pkts) && sleep 3 && [ "$(stat_of trx0 rcvd_pkts)" = "$before" ]
+}
+rerouted() {
+	ip -n ta route add 10.9.0.2/32 via 10.9.0.9 dev tx0 &&
+		wait_for 20 via_gateway && sleep 2 && no_acks_for_3s
+}
+check "a route change reaches sending QPs" rerouted
 pkill -9 ib_write_bw
 wait
 check "rmmod right after the traffic stops" rmmod rrxe
