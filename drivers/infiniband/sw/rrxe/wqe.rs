@@ -9,6 +9,7 @@
 //! read: the driver rebuilds them.
 
 pub(crate) use crate::mw::BindArgs;
+use core::ops::Deref;
 use kernel::{prelude::*, rdma::verbs::Sge};
 
 /// `sizeof(struct rxe_send_wqe)`: the SGEs or inline data follow.
@@ -88,6 +89,58 @@ pub(crate) struct UdDest {
     pub(crate) pkey_index: u16,
 }
 
+/// SGEs a WQE keeps in place; more go to the heap.
+const SGES_IN_PLACE: usize = 4;
+/// Inline bytes a send WQE keeps in place; more go to the heap.
+const INLINE_IN_PLACE: usize = 64;
+
+/// A short list kept in place, a longer one on the heap. Most WQEs have one or two
+/// SGEs and a few bytes of inline data; an allocation for them on every WQE (parsed
+/// under the QP lock, so `GFP_ATOMIC`) cost more than the rest of the parse.
+pub(crate) enum Short<T: Copy + Default, const N: usize> {
+    InPlace { len: usize, items: [T; N] },
+    Heap(KVec<T>),
+}
+
+impl<T: Copy + Default, const N: usize> Short<T, N> {
+    pub(crate) fn empty() -> Self {
+        Self::InPlace {
+            len: 0,
+            items: [T::default(); N],
+        }
+    }
+
+    /// A copy of `items`, on the heap if there are more than `N`.
+    fn copy_of(items: &[T]) -> Result<Self, Bad> {
+        if items.len() <= N {
+            let mut here = [T::default(); N];
+            here[..items.len()].copy_from_slice(items);
+            return Ok(Self::InPlace {
+                len: items.len(),
+                items: here,
+            });
+        }
+        let mut v = KVec::with_capacity(items.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        v.extend_from_slice(items, GFP_ATOMIC)
+            .map_err(|_| Bad::NoMem)?;
+        Ok(Self::Heap(v))
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Deref for Short<T, N> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match self {
+            Self::InPlace { len, items } => &items[..*len],
+            Self::Heap(v) => v,
+        }
+    }
+}
+
+/// A WQE's scatter/gather list.
+pub(crate) type SgeList = Short<Sge, SGES_IN_PLACE>;
+
 /// A fast-registration request (kernel consumers only). It holds the MR, so the
 /// request registers the MR it was posted for even if that is deregistered and its
 /// index reused before the request runs.
@@ -114,8 +167,8 @@ pub(crate) struct SendWqe {
     pub(crate) ud: Option<UdDest>,
     pub(crate) reg: Option<RegArgs>,
     pub(crate) bind: Option<BindArgs>,
-    pub(crate) sgl: KVec<Sge>,
-    pub(crate) inline_data: KVec<u8>,
+    pub(crate) sgl: SgeList,
+    pub(crate) inline_data: Short<u8, INLINE_IN_PLACE>,
     /// Total payload length, rebuilt from the SGEs or inline data.
     pub(crate) length: u32,
     /// PSNs of the first and last packet, once sent.
@@ -149,8 +202,8 @@ impl SendWqe {
             ud: None,
             reg: None,
             bind: None,
-            sgl: KVec::new(),
-            inline_data: KVec::new(),
+            sgl: Short::empty(),
+            inline_data: Short::empty(),
             length: 0,
             first_psn: 0,
             last_psn: 0,
@@ -205,21 +258,27 @@ pub(crate) struct SqLimits {
     pub(crate) max_inline: u32,
 }
 
-fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<KVec<Sge>, Bad> {
+fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<SgeList, Bad> {
+    let sge_at = |i: usize| {
+        let o = off + i * SGE_SIZE;
+        Sge {
+            addr: u64_at(slot, o),
+            length: u32_at(slot, o + 8),
+            lkey: u32_at(slot, o + 12),
+        }
+    };
+    if n <= SGES_IN_PLACE {
+        let mut items = [Sge::default(); SGES_IN_PLACE];
+        for (i, s) in items[..n].iter_mut().enumerate() {
+            *s = sge_at(i);
+        }
+        return Ok(Short::InPlace { len: n, items });
+    }
     let mut v = KVec::with_capacity(n, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
     for i in 0..n {
-        let o = off + i * SGE_SIZE;
-        v.push(
-            Sge {
-                addr: u64_at(slot, o),
-                length: u32_at(slot, o + 8),
-                lkey: u32_at(slot, o + 12),
-            },
-            GFP_ATOMIC,
-        )
-        .map_err(|_| Bad::NoMem)?;
+        v.push(sge_at(i), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
     }
-    Ok(v)
+    Ok(Short::Heap(v))
 }
 
 fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
@@ -312,11 +371,7 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
         if len > lim.max_inline || SEND_WQE_HDR + len as usize > slot.len() {
             return Err(Bad::Length);
         }
-        let bytes = &slot[SEND_WQE_HDR..SEND_WQE_HDR + len as usize];
-        let mut v = KVec::with_capacity(bytes.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-        v.extend_from_slice(bytes, GFP_ATOMIC)
-            .map_err(|_| Bad::NoMem)?;
-        w.inline_data = v;
+        w.inline_data = Short::copy_of(&slot[SEND_WQE_HDR..SEND_WQE_HDR + len as usize])?;
         w.length = len;
     } else if !local {
         if num_sge > lim.max_sge || SEND_WQE_HDR + num_sge as usize * SGE_SIZE > slot.len() {
@@ -399,10 +454,7 @@ pub(crate) fn from_kernel_send(
         }
     }
     if w.opcode != op::REG_MR && w.opcode != op::LOCAL_INV {
-        let mut v = KVec::with_capacity(wr.sgl.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-        v.extend_from_slice(wr.sgl, GFP_ATOMIC)
-            .map_err(|_| Bad::NoMem)?;
-        w.sgl = v;
+        w.sgl = Short::copy_of(wr.sgl)?;
         w.length = total_len(&w.sgl)?;
         if w.flags & flag::INLINE != 0 && w.length > lim.max_inline {
             return Err(Bad::Length);
@@ -438,7 +490,7 @@ pub(crate) fn encode_recv(wr_id: u64, sgl: &[Sge], out: &mut [u8]) -> Result {
 #[allow(dead_code, reason = "the fields are the responder's input (data path)")]
 pub(crate) struct RecvWqe {
     pub(crate) wr_id: u64,
-    pub(crate) sgl: KVec<Sge>,
+    pub(crate) sgl: SgeList,
     pub(crate) length: u32,
 }
 
@@ -486,6 +538,38 @@ mod tests {
         let (id, w) = parse_user_send(&s, &RC);
         let w = w.unwrap();
         assert_eq!((id, w.length, w.sgl.len()), (0x1234, 128, 2));
+    }
+
+    #[test]
+    fn long_lists_spill_to_the_heap() {
+        let big = SqLimits {
+            max_sge: 6,
+            max_inline: 200,
+            ..RC
+        };
+        for n in [SGES_IN_PLACE, SGES_IN_PLACE + 2] {
+            let mut s = slot(op::SEND, 0, n as u32);
+            for i in 0..n {
+                let o = 208 + i * SGE_SIZE;
+                s[o..o + 8].copy_from_slice(&(i as u64).to_ne_bytes());
+                s[o + 8..o + 12].copy_from_slice(&(i as u32 + 1).to_ne_bytes());
+            }
+            let w = parse_user_send(&s, &big).1.unwrap();
+            assert_eq!(w.sgl.len(), n);
+            assert_eq!(matches!(w.sgl, Short::Heap(_)), n > SGES_IN_PLACE);
+            assert_eq!(w.sgl[n - 1].addr, n as u64 - 1);
+            assert_eq!(w.length as usize, n * (n + 1) / 2);
+        }
+        for n in [INLINE_IN_PLACE, INLINE_IN_PLACE + 1, 200] {
+            let mut s = slot(op::SEND, flag::INLINE, 0);
+            s[184..188].copy_from_slice(&(n as u32).to_ne_bytes());
+            for (i, b) in s[208..208 + n].iter_mut().enumerate() {
+                *b = i as u8;
+            }
+            let w = parse_user_send(&s, &big).1.unwrap();
+            assert_eq!(&w.inline_data[..], &s[208..208 + n]);
+            assert_eq!(matches!(w.inline_data, Short::Heap(_)), n > INLINE_IN_PLACE);
+        }
     }
 
     #[test]
