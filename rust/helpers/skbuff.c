@@ -81,9 +81,7 @@ __rust_helper struct dst_entry *rust_helper_dst_check(struct dst_entry *dst, u32
 	return dst_check(dst, cookie);
 }
 
-#if IS_ENABLED(CONFIG_IPV6)
 __rust_helper u32 rust_helper_rt6_get_cookie(const struct rt6_info *rt)
 {
 	return rt6_get_cookie(rt);
 }
-#endif

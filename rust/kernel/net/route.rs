@@ -21,7 +21,8 @@ pub struct Dst(NonNull<bindings::dst_entry>);
 
 // SAFETY: Route references may be taken and released on any CPU.
 unsafe impl Send for Dst {}
-// SAFETY: Shared references only read immutable fields.
+// SAFETY: Shared references only take more references and check the route,
+// which the stack does concurrently too (`sk_dst_check`).
 unsafe impl Sync for Dst {}
 
 impl Dst {
@@ -75,7 +76,8 @@ impl CachedDst {
     /// Another reference to the route if it still holds: no routing change made it
     /// obsolete and its device did not go away (`dst_check`).
     pub fn get(&self) -> Option<Dst> {
-        // SAFETY: We own a reference to the entry; `dst_check` only reads it.
+        // SAFETY: We own a reference to the entry, and `dst_check` may run
+        // concurrently with other users of the route, as `sk_dst_check` does.
         let current = unsafe { bindings::dst_check(self.dst.0.as_ptr(), self.cookie) };
         (!current.is_null()).then(|| self.dst.clone())
     }
