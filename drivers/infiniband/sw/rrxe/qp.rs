@@ -376,6 +376,11 @@ pub(crate) struct QpInner {
     pub(crate) qpn: u32,
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
+    /// The route of the last packet sent ([`crate::net::xmit`]). Declared before
+    /// `dev`, so it is released first: the device reference going lets its
+    /// namespace go, and with it the route's `dst_ops`.
+    #[pin]
+    pub(crate) route: SpinLockIrq<crate::net::RouteCache>,
     /// For `send_work`, which finds the QP again through the device. It runs the
     /// requester for kernel QPs (their posts may come with interrupts off) and
     /// for user posts handed off by [`doorbell`], the loss recovery timers for
@@ -402,9 +407,6 @@ pub(crate) struct QpInner {
     pub(crate) resp_runner: Runner,
     /// Packets sent and still in the stack.
     pub(crate) tx: TxInFlight,
-    /// The route of the last packet sent ([`crate::net::xmit`]).
-    #[pin]
-    pub(crate) route: SpinLockIrq<crate::net::RouteCache>,
     #[pin]
     pub(crate) state: SpinLockIrq<QpState_>,
 }
