@@ -547,17 +547,23 @@ mod tests {
             max_inline: 200,
             ..RC
         };
-        for n in [SGES_IN_PLACE, SGES_IN_PLACE + 2] {
+        for n in [SGES_IN_PLACE, SGES_IN_PLACE + 1] {
             let mut s = slot(op::SEND, 0, n as u32);
             for i in 0..n {
                 let o = 208 + i * SGE_SIZE;
                 s[o..o + 8].copy_from_slice(&(i as u64).to_ne_bytes());
                 s[o + 8..o + 12].copy_from_slice(&(i as u32 + 1).to_ne_bytes());
+                s[o + 12..o + 16].copy_from_slice(&(0x100 + i as u32).to_ne_bytes());
             }
             let w = parse_user_send(&s, &big).1.unwrap();
             assert_eq!(w.sgl.len(), n);
             assert_eq!(matches!(w.sgl, Short::Heap(_)), n > SGES_IN_PLACE);
-            assert_eq!(w.sgl[n - 1].addr, n as u64 - 1);
+            for (i, sge) in w.sgl.iter().enumerate() {
+                assert_eq!(
+                    (sge.addr, sge.length, sge.lkey),
+                    (i as u64, i as u32 + 1, 0x100 + i as u32)
+                );
+            }
             assert_eq!(w.length as usize, n * (n + 1) / 2);
         }
         for n in [INLINE_IN_PLACE, INLINE_IN_PLACE + 1, 200] {
