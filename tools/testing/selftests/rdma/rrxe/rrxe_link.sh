@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload), a route change under traffic, rmmod right after it. KASAN/lockdep/kmemleak are checked by the
-# runner after the run (scripts/vm), so leaks in the cycles below fail too.
+# unload), rmmod right after traffic, a route change under traffic.
+# KASAN/lockdep/kmemleak are checked by the runner after the run (scripts/vm),
+# so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
 setup_veth() { # NS IF PEER_NS PEER_IF
@@ -12,7 +13,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 25
+tap_plan 26
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -101,40 +102,48 @@ setup_veth ta tx0 tb tx1
 ip -n ta addr add 10.9.0.1/24 dev tx0 && ip -n tb addr add 10.9.0.2/24 dev tx1
 ip netns exec ta rdma link add trx0 type rrxe netdev tx0
 ip netns exec tb rdma link add trx1 type rrxe netdev tx1
-traffic() {
-	local gid_a gid_b
+traffic() { # [PORT]
+	local gid_a gid_b port=${1:-18990}
 	gid_a=$(wait_for 10 gid_index trx0 4 && gid_index trx0 4) &&
 		gid_b=$(gid_index trx1 4) || return 1
-	ip netns exec tb timeout 120 ib_write_bw -d trx1 -x "$gid_b" -p 18990 -F -s 65536 -q 4 -D 60 \
+	ip netns exec tb timeout 120 ib_write_bw -d trx1 -x "$gid_b" -p "$port" -F -s 65536 -q 4 -D 60 \
 		>/dev/null 2>&1 &
 	sleep 1
-	ip netns exec ta timeout 120 ib_write_bw -d trx0 -x "$gid_a" -p 18990 -F -s 65536 -q 4 -D 60 \
+	ip netns exec ta timeout 120 ib_write_bw -d trx0 -x "$gid_a" -p "$port" -F -s 65536 -q 4 -D 60 \
 		10.9.0.2 >/dev/null 2>&1 &
 	# Running once packets flow; then a little more.
 	wait_for 60 moving && sleep 2
 }
 moving() { [ "$(stat_of trx0 sent_pkts)" -gt 2000 ]; }
 check "traffic over two devices" traffic
+pkill -9 ib_write_bw
+wait
+check "rmmod right after the traffic stops" rmmod rrxe
+check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
+check "the module loads again after that" insmod "$RRXE_KO"
+
 # 9: a route change reaches QPs that are already sending. Each QP keeps its
 # route and checks on every packet that no routing change made it obsolete.
 # Once the peer is routed through a gateway nobody answers for, every packet
 # goes to that gateway and no ACK comes back; a QP that kept the old route
 # went on being answered. (An unreachable route would not do: with the output
 # interface given, the stack takes the peer as on-link.)
+ip netns exec ta rdma link add trx0 type rrxe netdev tx0
+ip netns exec tb rdma link add trx1 type rrxe netdev tx1
+acks_in_3s() { # EXPECT: "some" or "none"
+	local before after
+	before=$(stat_of trx0 rcvd_pkts) && sleep 3 && after=$(stat_of trx0 rcvd_pkts) || return 1
+	if [ "$1" = some ]; then [ "$after" -gt "$before" ]; else [ "$after" = "$before" ]; fi
+}
 via_gateway() { ip -n ta neigh show 10.9.0.9 | grep -q .; }
-no_acks_for_3s() {
-	local before
-	before=$(stat_of trx0 rcvd_pkts) && sleep 3 && [ "$(stat_of trx0 rcvd_pkts)" = "$before" ]
-}
 rerouted() {
+	acks_in_3s some || { echo "no ACKs before the route change"; return 1; }
 	ip -n ta route add 10.9.0.2/32 via 10.9.0.9 dev tx0 &&
-		wait_for 20 via_gateway && sleep 2 && no_acks_for_3s
+		wait_for 20 via_gateway && sleep 2 && acks_in_3s none
 }
+check "traffic again" traffic 18991
 check "a route change reaches sending QPs" rerouted
 pkill -9 ib_write_bw
 wait
-check "rmmod right after the traffic stops" rmmod rrxe
-check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
-check "the module loads again after that" insmod "$RRXE_KO"
 ip netns del ta; ip netns del tb
 tap_done
