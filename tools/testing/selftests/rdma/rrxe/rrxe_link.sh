@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload), rmmod right after traffic, a route change under traffic.
+# unload), rmmod right after traffic, a route change under traffic (IPv4
+# and IPv6).
 # KASAN/lockdep/kmemleak are checked by the runner after the run (scripts/vm),
 # so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
@@ -13,7 +14,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 26
+tap_plan 28
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -102,10 +103,10 @@ setup_veth ta tx0 tb tx1
 ip -n ta addr add 10.9.0.1/24 dev tx0 && ip -n tb addr add 10.9.0.2/24 dev tx1
 ip netns exec ta rdma link add trx0 type rrxe netdev tx0
 ip netns exec tb rdma link add trx1 type rrxe netdev tx1
-traffic() { # [PORT]
-	local gid_a gid_b port=${1:-18990}
-	gid_a=$(wait_for 10 gid_index trx0 4 && gid_index trx0 4) &&
-		gid_b=$(gid_index trx1 4) || return 1
+traffic() { # [PORT [GID FAMILY]]
+	local gid_a gid_b port=${1:-18990} fam=${2:-4}
+	gid_a=$(wait_for 10 gid_index trx0 "$fam" && gid_index trx0 "$fam") &&
+		gid_b=$(wait_for 10 gid_index trx1 "$fam" && gid_index trx1 "$fam") || return 1
 	ip netns exec tb timeout 120 ib_write_bw -d trx1 -x "$gid_b" -p "$port" -F -s 65536 -q 4 -D 60 \
 		>/dev/null 2>&1 &
 	sleep 1
@@ -124,10 +125,11 @@ check "the module loads again after that" insmod "$RRXE_KO"
 
 # 9: a route change reaches QPs that are already sending. Each QP keeps its
 # route and checks on every packet that no routing change made it obsolete.
-# Once the peer is routed through a gateway nobody answers for, every packet
-# goes to that gateway and no ACK comes back; a QP that kept the old route
-# went on being answered. (An unreachable route would not do: with the output
-# interface given, the stack takes the peer as on-link.)
+# Once the peer is routed through a gateway whose (pinned) MAC nobody has, no
+# ACK comes back; a QP that kept the old route went on being answered. (An
+# unreachable route, or a gateway that does not resolve, would not do: with the
+# output interface given, IPv4 then takes the peer as on-link, and IPv6 falls
+# back to the on-link route once the gateway is found unreachable.)
 ip netns exec ta rdma link add trx0 type rrxe netdev tx0
 ip netns exec tb rdma link add trx1 type rrxe netdev tx1
 acks_in_3s() { # EXPECT: "some" or "none"
@@ -135,14 +137,25 @@ acks_in_3s() { # EXPECT: "some" or "none"
 	before=$(stat_of trx0 rcvd_pkts) && sleep 3 && after=$(stat_of trx0 rcvd_pkts) || return 1
 	if [ "$1" = some ]; then [ "$after" -gt "$before" ]; else [ "$after" = "$before" ]; fi
 }
-via_gateway() { ip -n ta neigh show 10.9.0.9 | grep -q .; }
-rerouted() {
+rerouted() { # PEER GATEWAY
 	acks_in_3s some || { echo "no ACKs before the route change"; return 1; }
-	ip -n ta route add 10.9.0.2/32 via 10.9.0.9 dev tx0 &&
-		wait_for 20 via_gateway && sleep 2 && acks_in_3s none
+	ip -n ta neigh replace "$2" lladdr 02:00:00:00:00:09 dev tx0 nud permanent &&
+		ip -n ta route add "$1" via "$2" dev tx0 && sleep 2 && acks_in_3s none
 }
 check "traffic again" traffic 18991
-check "a route change reaches sending QPs" rerouted
+check "a route change reaches sending QPs" rerouted 10.9.0.2 10.9.0.9
+pkill -9 ib_write_bw
+wait
+# 10: the same over IPv6, whose kept route is checked by its FIB cookie. The
+# devices are added again (fresh counters) and the IPv4 reroute is undone, since
+# perftest's own connection uses it.
+ip -n ta route del 10.9.0.2/32
+ip netns exec ta rdma link del trx0; ip netns exec tb rdma link del trx1
+ip -n ta addr add fd00:9::1/64 dev tx0 nodad && ip -n tb addr add fd00:9::2/64 dev tx1 nodad
+ip netns exec ta rdma link add trx0 type rrxe netdev tx0
+ip netns exec tb rdma link add trx1 type rrxe netdev tx1
+check "traffic over IPv6 GIDs" traffic 18992 6
+check "an IPv6 route change reaches sending QPs" rerouted fd00:9::2 fd00:9::9
 pkill -9 ib_write_bw
 wait
 ip netns del ta; ip netns del tb
