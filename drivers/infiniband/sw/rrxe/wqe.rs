@@ -110,20 +110,25 @@ impl<T: Copy + Default, const N: usize> Short<T, N> {
         }
     }
 
-    /// A copy of `items`, on the heap if there are more than `N`.
-    fn copy_of(items: &[T]) -> Result<Self, Bad> {
-        if items.len() <= N {
-            let mut here = [T::default(); N];
-            here[..items.len()].copy_from_slice(items);
-            return Ok(Self::InPlace {
-                len: items.len(),
-                items: here,
-            });
+    /// The list of `item(0)..item(len)`, on the heap if `len` is over `N`.
+    fn from_fn(len: usize, mut item: impl FnMut(usize) -> T) -> Result<Self, Bad> {
+        if len <= N {
+            let mut items = [T::default(); N];
+            for (i, it) in items[..len].iter_mut().enumerate() {
+                *it = item(i);
+            }
+            return Ok(Self::InPlace { len, items });
         }
-        let mut v = KVec::with_capacity(items.len(), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-        v.extend_from_slice(items, GFP_ATOMIC)
-            .map_err(|_| Bad::NoMem)?;
+        let mut v = KVec::with_capacity(len, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        for i in 0..len {
+            v.push(item(i), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        }
         Ok(Self::Heap(v))
+    }
+
+    /// A copy of `items`.
+    fn copy_of(items: &[T]) -> Result<Self, Bad> {
+        Self::from_fn(items.len(), |i| items[i])
     }
 }
 
@@ -259,26 +264,14 @@ pub(crate) struct SqLimits {
 }
 
 fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<SgeList, Bad> {
-    let sge_at = |i: usize| {
+    Short::from_fn(n, |i| {
         let o = off + i * SGE_SIZE;
         Sge {
             addr: u64_at(slot, o),
             length: u32_at(slot, o + 8),
             lkey: u32_at(slot, o + 12),
         }
-    };
-    if n <= SGES_IN_PLACE {
-        let mut items = [Sge::default(); SGES_IN_PLACE];
-        for (i, s) in items[..n].iter_mut().enumerate() {
-            *s = sge_at(i);
-        }
-        return Ok(Short::InPlace { len: n, items });
-    }
-    let mut v = KVec::with_capacity(n, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-    for i in 0..n {
-        v.push(sge_at(i), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-    }
-    Ok(Short::Heap(v))
+    })
 }
 
 fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
