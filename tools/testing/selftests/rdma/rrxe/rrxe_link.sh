@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload), rmmod right after traffic, a route change under traffic (IPv4
-# and IPv6).
-# KASAN/lockdep/kmemleak are checked by the runner after the run (scripts/vm),
-# so leaks in the cycles below fail too.
+# unload), rmmod right after traffic, a route change under traffic (IPv4 and
+# IPv6). KASAN/lockdep/kmemleak are checked by the runner after the run
+# (scripts/vm), so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
 setup_veth() { # NS IF PEER_NS PEER_IF
