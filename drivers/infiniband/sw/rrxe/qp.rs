@@ -75,8 +75,14 @@ impl Pending {
 }
 
 /// Oldest-first list of send WQEs with O(1) removal at the front.
+///
+/// A deep SQ's list is larger than kmalloc gives (a WQE is about 300 bytes, so
+/// about 13,000 WQEs fill 4 MiB), so it may live in vmalloc memory, which can be
+/// neither allocated nor freed under the QP lock. The list therefore only
+/// grows outside the lock ([`PendingList::move_to`]), and [`PendingList::push`]
+/// never allocates.
 pub(crate) struct PendingList {
-    v: KVec<Pending>,
+    v: KVVec<Pending>,
     head: usize,
 }
 
@@ -112,16 +118,36 @@ impl PendingList {
         Some(p)
     }
 
-    /// Appends; reuses the room of taken entries before growing.
-    fn push(&mut self, p: Pending, gfp: kernel::alloc::Flags) -> Result {
+    /// How many more entries [`PendingList::push`] takes.
+    fn room(&self) -> usize {
+        self.v.capacity() - self.len()
+    }
+
+    /// Appends, reusing the room of taken entries; `ENOMEM` past
+    /// [`PendingList::room`].
+    fn push(&mut self, p: Pending) -> Result {
         if self.head > 0 && self.v.len() == self.v.capacity() {
             let live = self.len();
             self.v[..].rotate_left(self.head);
             self.v.truncate(live);
             self.head = 0;
         }
-        self.v.push(p, gfp)?;
-        Ok(())
+        self.v.push_within_capacity(p).map_err(|_| ENOMEM)
+    }
+
+    /// Moves the entries to `bigger`, allocated outside the lock, unless it is
+    /// too small for them. Returns the storage left over, to be freed after the
+    /// lock is dropped.
+    fn move_to(&mut self, mut bigger: KVVec<Pending>) -> KVVec<Pending> {
+        if bigger.capacity() < self.len() || !bigger.is_empty() {
+            return bigger;
+        }
+        for p in self.v.drain_all().skip(self.head) {
+            // Room was checked above: nothing is dropped here.
+            let _ = bigger.push_within_capacity(p);
+        }
+        self.head = 0;
+        core::mem::replace(&mut self.v, bigger)
     }
 
     fn clear(&mut self) {
@@ -586,7 +612,7 @@ pub(crate) fn create(
         attr.qkey = GSI_QKEY;
     }
     let mut pending = PendingList {
-        v: KVec::new(),
+        v: KVVec::new(),
         head: 0,
     };
     // Kernel QPs get all their room now, so posting never allocates the list.
@@ -1060,29 +1086,41 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                     let from = sq.pending.len();
                     posts.behind_others |= first && from > 0;
                     let to = posted.min(from + BATCH);
-                    for k in from..to {
-                        ring.read_posted(k as u32, slot)?;
-                        let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
-                        let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
-                            Ok(w) => {
-                                posts.one_packet_each &= w.length <= mtu;
-                                Pending::Wqe(w)
-                            }
-                            Err(why) => Pending::Bad { wr_id, why },
-                        };
-                        sq.pending.push(p, GFP_ATOMIC)?;
-                    }
-                    if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
-                        Fetched::BadHead
-                    } else if to < posted {
-                        Fetched::More
+                    if sq.pending.room() < to - from {
+                        // Twice the room (a growing queue allocates a few
+                        // times only), within the SQ's size, for all posted.
+                        let twice = (2 * sq.pending.v.capacity()).max(BATCH);
+                        Fetched::Grow(twice.min(sq.capacity as usize).max(posted))
                     } else {
-                        Fetched::All
+                        for k in from..to {
+                            ring.read_posted(k as u32, slot)?;
+                            let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
+                            let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
+                                Ok(w) => {
+                                    posts.one_packet_each &= w.length <= mtu;
+                                    Pending::Wqe(w)
+                                }
+                                Err(why) => Pending::Bad { wr_id, why },
+                            };
+                            sq.pending.push(p)?;
+                        }
+                        if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
+                            Fetched::BadHead
+                        } else if to < posted {
+                            Fetched::More
+                        } else {
+                            Fetched::All
+                        }
                     }
                 }
             }
         };
         match next {
+            Fetched::Grow(want) => {
+                let bigger = KVVec::with_capacity(want, GFP_KERNEL)?;
+                let old = inner.state.lock().sq.pending.move_to(bigger);
+                drop(old);
+            }
             Fetched::More => first = false,
             Fetched::All => return Ok(posts),
             // Reported, and the QP failed, now rather than when the requester
@@ -1105,6 +1143,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
 
 /// What one [`fetch`] batch found.
 enum Fetched {
+    /// The pending list needs room for this many entries first.
+    Grow(usize),
     /// More WQEs were posted than one batch takes.
     More,
     All,
@@ -1146,8 +1186,8 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
                 EINVAL
             }
         })?;
-        // Room was reserved at creation: this push does not allocate.
-        st.sq.pending.push(Pending::Wqe(w), GFP_ATOMIC)?;
+        // Room was reserved at creation.
+        st.sq.pending.push(Pending::Wqe(w))?;
         state == QpState::Err
     };
     if !err {
@@ -1421,4 +1461,75 @@ pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     drop(rings);
     dev.qps.remove(qp.qp_num());
     Ok(())
+}
+
+#[kernel::macros::kunit_tests(rrxe_pending)]
+mod tests {
+    use super::*;
+
+    fn entry(wr_id: u64) -> Pending {
+        Pending::Bad {
+            wr_id,
+            why: Bad::Opcode,
+        }
+    }
+
+    /// The wr_ids of the live entries, oldest first.
+    fn ids(l: &PendingList) -> KVec<u64> {
+        let mut out = KVec::new();
+        for i in 0..l.len() {
+            if let Some(Pending::Bad { wr_id, .. }) = l.get(i) {
+                out.push(*wr_id, GFP_KERNEL).unwrap();
+            }
+        }
+        out
+    }
+
+    fn list(capacity: usize) -> PendingList {
+        PendingList {
+            v: KVVec::with_capacity(capacity, GFP_KERNEL).unwrap(),
+            head: 0,
+        }
+    }
+
+    #[test]
+    fn push_takes_the_room_of_taken_entries_and_never_grows() {
+        let mut l = list(3);
+        let cap = l.v.capacity() as u64;
+        for i in 0..cap {
+            l.push(entry(i)).unwrap();
+        }
+        assert_eq!(l.room(), 0);
+        // Full: refused, not grown (it may run under the QP lock).
+        assert!(l.push(entry(99)).is_err());
+        assert_eq!(l.v.capacity() as u64, cap);
+        assert!(matches!(l.pop_front(), Some(Pending::Bad { wr_id: 0, .. })));
+        assert_eq!(l.room(), 1);
+        l.push(entry(100)).unwrap();
+        let mut want: KVec<u64> = KVec::new();
+        for i in 1..cap {
+            want.push(i, GFP_KERNEL).unwrap();
+        }
+        want.push(100, GFP_KERNEL).unwrap();
+        assert_eq!(&ids(&l)[..], &want[..]);
+    }
+
+    #[test]
+    fn move_to_keeps_the_order_and_refuses_a_list_too_small() {
+        let mut l = list(4);
+        for i in 0..4 {
+            l.push(entry(i)).unwrap();
+        }
+        l.pop_front();
+        // Too small for the 3 live entries: handed back, nothing moved.
+        let small = l.move_to(KVVec::with_capacity(2, GFP_KERNEL).unwrap());
+        assert_eq!(small.capacity(), 2);
+        assert_eq!(&ids(&l)[..], &[1, 2, 3]);
+        let old = l.move_to(KVVec::with_capacity(8, GFP_KERNEL).unwrap());
+        assert!(old.is_empty());
+        assert_eq!(l.v.capacity(), 8);
+        assert_eq!(l.room(), 5);
+        l.push(entry(4)).unwrap();
+        assert_eq!(&ids(&l)[..], &[1, 2, 3, 4]);
+    }
 }
