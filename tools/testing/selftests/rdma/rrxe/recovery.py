@@ -60,6 +60,12 @@ exit status is 0 when all passed):
                 the error state. The taken receive completes with WR_FLUSH_ERR,
                 the other stays in the SRQ, and the QP_LAST_WQE_REACHED event
                 arrives (rrxe only: rdma_rxe loses the taken receive).
+  deep_sq       DEV_A's QP has a 20,000-WQE send queue. One post_send call posts
+                a chain of 20,000 one-byte WRITEs (every 1000th signaled) while
+                DEV_B's QP is still in RESET, so all of them wait in DEV_A's
+                pending list at once (rrxe's kmalloc limit was about 13,000);
+                then DEV_B connects, and all 20 completions succeed and every
+                byte lands.
 
 Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB [MTU]]
 """
@@ -85,6 +91,8 @@ from pyverbs.wr import SGE, RecvWR, SendWR
 
 MIB = 1 << 20
 DEPTH = 128
+# Past what one kmalloc holds of rrxe's pending WQEs (about 13,000).
+DEEP_SQ = 20000
 # IB_WC_* statuses.
 WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
 WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR = 12, 13
@@ -97,7 +105,7 @@ def log(*a):
 
 
 class Side:
-    def __init__(self, dev, gid_index, size, access, srq=False):
+    def __init__(self, dev, gid_index, size, access, srq=False, depth=DEPTH):
         self.dev = dev
         self.ctx = Context(name=dev)
         self.gid_index = gid_index
@@ -106,7 +114,7 @@ class Side:
         self.mr = MR(self.pd, size, access)
         self.cq = CQ(self.ctx, 2 * DEPTH)
         self.srq = SRQ(self.pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1))) if srq else None
-        cap = QPCap(max_send_wr=DEPTH, max_recv_wr=0 if srq else DEPTH, max_send_sge=1,
+        cap = QPCap(max_send_wr=depth, max_recv_wr=0 if srq else DEPTH, max_send_sge=1,
                     max_recv_sge=0 if srq else 1)
         # pyverbs defaults sq_sig_all to 1, which would make every WQE signaled and
         # hide what the 'tail' case tests: unsignaled WQEs.
@@ -341,6 +349,29 @@ def tail(a, b):
             expect("completions after moving to error", a.poll(3, 1), []))
 
 
+def deep_sq(a, b):
+    """DEEP_SQ WRITEs of one byte each, posted as one chain while B's QP is not
+    ready: every one of them waits in A's kernel list of pending WQEs at once.
+    Then B connects, A's retries deliver them, and every byte lands."""
+    pattern = bytes(i % 251 for i in range(DEEP_SQ))
+    a.mr.write(pattern, DEEP_SQ, 0)
+    wrs = []
+    for i in range(DEEP_SQ):
+        wr = SendWR(wr_id=i, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                    sg=[SGE(a.mr.buf + i, 1, a.mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED if i % 1000 == 999 else 0)
+        wr.set_wr_rdma(b.mr.rkey, b.mr.buf + i)
+        if wrs:
+            wrs[-1].next_wr = wr
+        wrs.append(wr)
+    a.qp.post_send(wrs[0])
+    b.connect(a)
+    got = a.poll(DEEP_SQ // 1000, 120)
+    want = [(i, e.IBV_WC_SUCCESS) for i in range(999, DEEP_SQ, 1000)]
+    return (expect("completions", got, want) and
+            expect("the bytes landed", b.mr.read(DEEP_SQ, 0) == pattern, True))
+
+
 def qp_details(side):
     """rrxe's own state of `side`'s QP (`rdma resource show qp -dd`), as a dict
     without the "drv_" prefix; {} for a device without driver details."""
@@ -489,7 +520,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
     size = (int(arg) if case == "transfer" else 1) * MIB
-    a = Side(dev_a, int(gid_a), size, rw)
+    a = Side(dev_a, int(gid_a), size, rw, depth=DEEP_SQ if case == "deep_sq" else DEPTH)
     b_access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE if case == "no_read" else rw
     if case == "mw_window":
         b_access |= e.IBV_ACCESS_MW_BIND
@@ -499,12 +530,15 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         kw = {"rnr_retry": 0}
     elif case == "retry":
         kw = {"timeout": 12, "retry_cnt": 2}
-    elif case in ("tail", "shaped"):
+    elif case in ("tail", "shaped", "deep_sq"):
         # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
+        # deep_sq: the first packets go before DEV_B's QP is ready.
         kw = {"timeout": 18}
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     a.connect(b, **kw)
+    if case == "deep_sq":
+        return deep_sq(a, b)
     b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
               min_rnr_timer=28 if case == "handoff" else 14)
     if case == "transfer":

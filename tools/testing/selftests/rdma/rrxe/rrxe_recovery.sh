@@ -53,9 +53,9 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
 # 9 cases for each of 3 pairings, the hand-off and shaper cases (2 lines) for
-# the 2 with rrxe requesting, the window and SRQ cases for the 2 with rrxe
-# responding, 6 counter checks.
-PLAN=43
+# the 2 with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and
+# SRQ cases for the 2 with rrxe responding, 6 counter checks.
+PLAN=44
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -113,6 +113,9 @@ tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK time
 details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
 		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order"
+		# The requester's list of pending WQEs; once is enough (50 s under TCG).
+		[ "$b" != rrxe1 ] ||
+			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
 		# rdma_rxe's responder does not stop at its limit: shape its side only
 		# when it is rrxe.
 		local shaped="veth0"
