@@ -7,8 +7,11 @@ usage: report.py RUNS.jsonl OUTDIR [KEY=VALUE ...]   (KEY=VALUE go into "meta")
 
 For each point the median over rounds is taken per driver. The ratio is always
 rrxe/rxe: for bandwidth above 1 is better, for latency below 1 is better. A point
-with a failed run in either driver has no ratio and is listed as failed. The plot
-needs matplotlib (the build root has it); without it only the PNG is missing.
+with a failed run in either driver has no ratio and is listed as failed. Each
+round runs both drivers back to back, so each round also gives a ratio of its
+own: the table shows their range, and a point whose rounds disagree on which
+driver is better is "mixed" (the difference is within the machine's noise). The
+plot needs matplotlib (the build root has it); without it only the PNG is missing.
 """
 import json
 import statistics
@@ -46,8 +49,19 @@ def summarise(runs):
             p[drv + "_zero"] = sum(1 for r in good if r[metric] == 0)
         p["ok"] = ok
         p["ratio"] = round(p["rrxe"] / p["rxe"], 3) if ok and p["rxe"] else None
+        p["round_ratios"] = round_ratios(runs, test, size, qps, p["metric"]) if ok else []
         points.append(p)
     return points
+
+
+def round_ratios(runs, test, size, qps, metric):
+    """rrxe/rxe of each round in which both drivers ran the point, sorted."""
+    by_round = {}
+    for r in runs:
+        if (r["test"], r["size"], r.get("qps", 1)) == (test, size, qps) and r.get("ok"):
+            by_round.setdefault(r.get("round"), {})[r["driver"]] = r[metric]
+    return sorted(round(d["rrxe"] / d["rxe"], 3) for d in by_round.values()
+                  if d.get("rxe") and "rrxe" in d)
 
 
 def label(p):
@@ -58,18 +72,25 @@ def label(p):
 
 
 def table(points):
-    lines = [f"{'point':<24} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9}  better"]
+    lines = [f"{'point':<24} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9} "
+             f"{'rounds':>11}  better"]
     for p in points:
         unit = "MiB/s" if p["kind"] == "bw" else "us"
         fmt = lambda v: "failed" if v is None else f"{v:.2f}"
+        rr = p.get("round_ratios") or []
+        spread = f"{rr[0]:.2f}-{rr[-1]:.2f}" if rr else "-"
         if p["ratio"] is None:
             verdict, ratio = "failed", "-"
         else:
-            good = p["ratio"] >= 1 if p["kind"] == "bw" else p["ratio"] <= 1
-            verdict, ratio = ("rrxe" if good else "rxe"), f"{p['ratio']:.2f}"
+            def better(x):
+                return x >= 1 if p["kind"] == "bw" else x <= 1
+            verdict = "rrxe" if better(p["ratio"]) else "rxe"
+            if rr and better(rr[0]) != better(rr[-1]):
+                verdict = "mixed"
+            ratio = f"{p['ratio']:.2f}"
         notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
                  for d in ("rrxe", "rxe") if p.get(d + "_zero")]
-        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9}  "
+        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9} {spread:>11}  "
                      f"{verdict}{'  (' + '; '.join(notes) + ')' if notes else ''}")
     return "\n".join(lines)
 
