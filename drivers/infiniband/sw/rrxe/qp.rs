@@ -74,84 +74,119 @@ impl Pending {
     }
 }
 
-/// Oldest-first list of send WQEs with O(1) removal at the front.
+/// Oldest-first list of send WQEs: a ring over storage of fixed length, in
+/// which the slots that hold no WQE are [`Pending::Taken`].
 ///
-/// A deep SQ's list is larger than kmalloc gives (a WQE is about 300 bytes, so
-/// about 13,000 WQEs fill 4 MiB), so it may live in vmalloc memory, which can be
-/// neither allocated nor freed under the QP lock. The list therefore only
-/// grows outside the lock ([`PendingList::move_to`]), and [`PendingList::push`]
-/// never allocates.
+/// A deep SQ's list is larger than kmalloc gives (a WQE is about 300 bytes: 4
+/// MiB hold about 13,000), so it may live in vmalloc memory, which can be
+/// neither allocated nor freed under the QP lock. So the list never grows
+/// itself: [`PendingList::push`] fails when it is full, and a caller outside
+/// the lock allocates larger storage ([`PendingList::storage`]) for
+/// [`PendingList::move_to`]. Being a ring, it never moves its entries to make
+/// room at the end either (a full queue of a million WQEs would otherwise
+/// move them all for every post).
 pub(crate) struct PendingList {
     v: KVVec<Pending>,
     head: usize,
+    len: usize,
 }
 
 impl PendingList {
+    const fn new() -> Self {
+        Self {
+            v: KVVec::new(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Storage for `n` entries, all [`Pending::Taken`]; `gfp` must allow
+    /// sleeping (vmalloc).
+    fn storage(n: usize, gfp: kernel::alloc::Flags) -> Result<KVVec<Pending>> {
+        let mut v = KVVec::with_capacity(n, gfp)?;
+        for _ in 0..n {
+            v.push_within_capacity(Pending::Taken).map_err(|_| ENOMEM)?;
+        }
+        Ok(v)
+    }
+
     pub(crate) fn len(&self) -> usize {
-        self.v.len() - self.head
+        self.len
     }
 
     fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
+    }
+
+    /// `i` (below twice the storage's length) wrapped into the storage. A
+    /// subtraction, not `%`: no division, so no panic path for a zero length.
+    fn wrap(&self, i: usize) -> usize {
+        i.checked_sub(self.v.len()).unwrap_or(i)
+    }
+
+    /// The storage slot of entry `i`, if there is one.
+    fn slot(&self, i: usize) -> Option<usize> {
+        (i < self.len).then(|| self.wrap(self.head + i))
     }
 
     fn front(&self) -> Option<&Pending> {
-        self.v.get(self.head)
+        self.get(0)
     }
 
     /// Entry `i` counted from the oldest.
     pub(crate) fn get(&self, i: usize) -> Option<&Pending> {
-        self.v.get(self.head.checked_add(i)?)
+        self.v.get(self.slot(i)?)
     }
 
     /// Entry `i` counted from the oldest, writable.
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Pending> {
-        self.v.get_mut(self.head.checked_add(i)?)
+        let s = self.slot(i)?;
+        self.v.get_mut(s)
     }
 
     fn pop_front(&mut self) -> Option<Pending> {
-        let p = core::mem::replace(self.v.get_mut(self.head)?, Pending::Taken);
-        self.head += 1;
-        if self.head == self.v.len() {
-            self.clear();
-        }
+        let s = self.slot(0)?;
+        let p = core::mem::replace(self.v.get_mut(s)?, Pending::Taken);
+        self.head = self.wrap(s + 1);
+        self.len -= 1;
         Some(p)
     }
 
     /// How many more entries [`PendingList::push`] takes.
     fn room(&self) -> usize {
-        self.v.capacity() - self.len()
+        self.v.len() - self.len
     }
 
-    /// Appends, reusing the room of taken entries; `ENOMEM` past
-    /// [`PendingList::room`].
+    /// Appends; `ENOMEM` past [`PendingList::room`].
     fn push(&mut self, p: Pending) -> Result {
-        if self.head > 0 && self.v.len() == self.v.capacity() {
-            let live = self.len();
-            self.v[..].rotate_left(self.head);
-            self.v.truncate(live);
-            self.head = 0;
+        if self.room() == 0 {
+            return Err(ENOMEM);
         }
-        self.v.push_within_capacity(p).map_err(|_| ENOMEM)
+        let s = self.wrap(self.head + self.len);
+        *self.v.get_mut(s).ok_or(ENOMEM)? = p;
+        self.len += 1;
+        Ok(())
     }
 
-    /// Moves the entries to `bigger`, allocated outside the lock, unless it is
-    /// too small for them. Returns the storage left over, to be freed after the
-    /// lock is dropped.
+    /// Moves the entries to `bigger` ([`PendingList::storage`], allocated
+    /// outside the lock) unless it is no larger than the storage now. Returns
+    /// the storage left over, to be freed after the lock is dropped.
     fn move_to(&mut self, mut bigger: KVVec<Pending>) -> KVVec<Pending> {
-        if bigger.capacity() < self.len() || !bigger.is_empty() {
+        if bigger.len() <= self.v.len() {
             return bigger;
         }
-        for p in self.v.drain_all().skip(self.head) {
-            // Room was checked above: nothing is dropped here.
-            let _ = bigger.push_within_capacity(p);
+        for i in 0..self.len {
+            let s = self.wrap(self.head + i);
+            if let (Some(to), Some(from)) = (bigger.get_mut(i), self.v.get_mut(s)) {
+                *to = core::mem::replace(from, Pending::Taken);
+            }
         }
         self.head = 0;
         core::mem::replace(&mut self.v, bigger)
     }
 
     fn clear(&mut self) {
-        self.v.clear();
+        while self.pop_front().is_some() {}
         self.head = 0;
     }
 }
@@ -611,13 +646,10 @@ pub(crate) fn create(
     if a.qp_type == qpt::GSI {
         attr.qkey = GSI_QKEY;
     }
-    let mut pending = PendingList {
-        v: KVVec::new(),
-        head: 0,
-    };
+    let mut pending = PendingList::new();
     // Kernel QPs get all their room now, so posting never allocates the list.
     if udata.is_none() {
-        pending.v.reserve(capacity as usize, GFP_KERNEL)?;
+        let _ = pending.move_to(PendingList::storage(capacity as usize, GFP_KERNEL)?);
     }
     // The largest slot: a 208-byte header and 512 bytes of SGEs or inline data,
     // rounded up.
@@ -1085,11 +1117,13 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                     let posted = ring.posted_count() as usize;
                     let from = sq.pending.len();
                     posts.behind_others |= first && from > 0;
-                    let to = posted.min(from + BATCH);
+                    // A producer index moved back (only a hostile user's)
+                    // posts nothing.
+                    let to = posted.max(from).min(from + BATCH);
                     if sq.pending.room() < to - from {
-                        // Twice the room (a growing queue allocates a few
+                        // Twice the storage (a growing queue allocates a few
                         // times only), within the SQ's size, for all posted.
-                        let twice = (2 * sq.pending.v.capacity()).max(BATCH);
+                        let twice = (2 * sq.pending.v.len()).max(BATCH);
                         Fetched::Grow(twice.min(sq.capacity as usize).max(posted))
                     } else {
                         for k in from..to {
@@ -1117,7 +1151,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
         };
         match next {
             Fetched::Grow(want) => {
-                let bigger = KVVec::with_capacity(want, GFP_KERNEL)?;
+                // Charged to the user, as a deep queue's list may be large.
+                let bigger = PendingList::storage(want, kernel::alloc::flags::GFP_KERNEL_ACCOUNT)?;
                 let old = inner.state.lock().sq.pending.move_to(bigger);
                 drop(old);
             }
@@ -1474,62 +1509,76 @@ mod tests {
         }
     }
 
-    /// The wr_ids of the live entries, oldest first.
+    /// The wr_ids of the entries, oldest first (`u64::MAX` for a non-`Bad` one).
     fn ids(l: &PendingList) -> KVec<u64> {
         let mut out = KVec::new();
         for i in 0..l.len() {
-            if let Some(Pending::Bad { wr_id, .. }) = l.get(i) {
-                out.push(*wr_id, GFP_KERNEL).unwrap();
-            }
+            let id = match l.get(i) {
+                Some(Pending::Bad { wr_id, .. }) => *wr_id,
+                _ => u64::MAX,
+            };
+            out.push(id, GFP_KERNEL).unwrap();
         }
         out
     }
 
-    fn list(capacity: usize) -> PendingList {
-        PendingList {
-            v: KVVec::with_capacity(capacity, GFP_KERNEL).unwrap(),
-            head: 0,
-        }
+    fn list(n: usize) -> PendingList {
+        let mut l = PendingList::new();
+        let old = l.move_to(PendingList::storage(n, GFP_KERNEL).unwrap());
+        assert!(old.is_empty());
+        l
     }
 
     #[test]
-    fn push_takes_the_room_of_taken_entries_and_never_grows() {
+    fn push_fails_when_full_and_wraps_around_after_a_pop() {
         let mut l = list(3);
-        let cap = l.v.capacity() as u64;
-        for i in 0..cap {
+        // Empty storage takes nothing.
+        assert!(PendingList::new().push(entry(9)).is_err());
+        for i in 0..3 {
             l.push(entry(i)).unwrap();
         }
         assert_eq!(l.room(), 0);
         // Full: refused, not grown (it may run under the QP lock).
         assert!(l.push(entry(99)).is_err());
-        assert_eq!(l.v.capacity() as u64, cap);
+        assert_eq!(l.v.len(), 3);
         assert!(matches!(l.pop_front(), Some(Pending::Bad { wr_id: 0, .. })));
         assert_eq!(l.room(), 1);
+        // The new entry goes to the slot the popped one left, at the start.
         l.push(entry(100)).unwrap();
-        let mut want: KVec<u64> = KVec::new();
-        for i in 1..cap {
-            want.push(i, GFP_KERNEL).unwrap();
-        }
-        want.push(100, GFP_KERNEL).unwrap();
-        assert_eq!(&ids(&l)[..], &want[..]);
+        assert_eq!(&ids(&l)[..], &[1, 2, 100]);
+        assert!(matches!(
+            l.get_mut(2),
+            Some(Pending::Bad { wr_id: 100, .. })
+        ));
+        assert!(l.get(3).is_none());
+        l.clear();
+        assert!(l.is_empty() && l.front().is_none());
+        l.push(entry(7)).unwrap();
+        assert_eq!(&ids(&l)[..], &[7]);
     }
 
     #[test]
-    fn move_to_keeps_the_order_and_refuses_a_list_too_small() {
+    fn move_to_keeps_the_order_and_refuses_storage_no_larger() {
         let mut l = list(4);
         for i in 0..4 {
             l.push(entry(i)).unwrap();
         }
         l.pop_front();
-        // Too small for the 3 live entries: handed back, nothing moved.
-        let small = l.move_to(KVVec::with_capacity(2, GFP_KERNEL).unwrap());
-        assert_eq!(small.capacity(), 2);
-        assert_eq!(&ids(&l)[..], &[1, 2, 3]);
-        let old = l.move_to(KVVec::with_capacity(8, GFP_KERNEL).unwrap());
-        assert!(old.is_empty());
-        assert_eq!(l.v.capacity(), 8);
-        assert_eq!(l.room(), 5);
+        l.pop_front();
         l.push(entry(4)).unwrap();
-        assert_eq!(&ids(&l)[..], &[1, 2, 3, 4]);
+        // Now wrapped: 2, 3 at the end of the storage and 4 at its start.
+        assert_eq!(&ids(&l)[..], &[2, 3, 4]);
+        // No larger than the storage now: handed back, nothing moved.
+        let same = l.move_to(PendingList::storage(4, GFP_KERNEL).unwrap());
+        assert_eq!(same.len(), 4);
+        assert_eq!(&ids(&l)[..], &[2, 3, 4]);
+        let old = l.move_to(PendingList::storage(8, GFP_KERNEL).unwrap());
+        // The old storage comes back, every slot emptied.
+        assert_eq!(old.len(), 4);
+        assert!(old.iter().all(|p| matches!(p, Pending::Taken)));
+        assert_eq!(l.room(), 5);
+        assert_eq!(&ids(&l)[..], &[2, 3, 4]);
+        l.push(entry(5)).unwrap();
+        assert_eq!(&ids(&l)[..], &[2, 3, 4, 5]);
     }
 }

@@ -63,7 +63,7 @@ exit status is 0 when all passed):
   deep_sq       DEV_A's QP has a 20,000-WQE send queue. One post_send call posts
                 a chain of 20,000 one-byte WRITEs (every 1000th signaled) while
                 DEV_B's QP is still in RESET, so all of them wait in DEV_A's
-                pending list at once (rrxe's kmalloc limit was about 13,000);
+                pending list at once (past 8,192 rrxe's list outgrew kmalloc);
                 then DEV_B connects, and all 20 completions succeed and every
                 byte lands.
 
@@ -91,7 +91,7 @@ from pyverbs.wr import SGE, RecvWR, SendWR
 
 MIB = 1 << 20
 DEPTH = 128
-# Past what one kmalloc holds of rrxe's pending WQEs (about 13,000).
+# Past where rrxe's list of pending WQEs outgrew kmalloc (8,192).
 DEEP_SQ = 20000
 # IB_WC_* statuses.
 WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
