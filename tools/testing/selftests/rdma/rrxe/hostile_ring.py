@@ -282,7 +282,7 @@ def post(sq, wqes):
 
 def main():
     dev = sys.argv[1]
-    print("1..14")
+    print("1..15")
 
     # 1. Random bytes in every SQ slot of a UD QP, then the doorbell.
     c = Ctx(dev)
@@ -377,7 +377,24 @@ def main():
     tap(c.state(qp) == ERR, f"concurrent rewrites during {rings} doorbells: process in control")
     ibv.ibv_destroy_qp(qp)
 
-    # 8. Garbage receive queue entries and producer: the flush is bounded.
+    # 8. The producer index moved back below WQEs the kernel already took and
+    # that still wait for their ACK (the peer QP does not exist): the next
+    # doorbell takes nothing new and returns, and the modify flushes them.
+    qp, h, qpn, sq, rq = c.create_qp(QPT_RC, sges=2)
+    e = c.rc_rts(qp, 0xabcde)
+    post(sq, [send_wqe(0xa000 + i, num_sge=0, length=0) for i in range(4)])
+    c.doorbell(h)
+    put32(sq.base + PROD, (u32(sq.base + PROD) - 3) & sq.mask)
+    c.doorbell(h)
+    err = c.modify(qp, M_STATE, qp_state=ERR)
+    got = c.poll(4, secs=3)
+    tap(e == 0 and err == 0 and [w for w, _ in got[:4]] == [0xa000 + i for i in range(4)]
+        and all(s != WC_SUCCESS for _, s in got) and len(got) <= 4 + sq.mask,
+        "producer index moved back below taken WQEs: nothing new, they flush",
+        f"rts {e}, modify {err}, got {got[:6]}")
+    ibv.ibv_destroy_qp(qp)
+
+    # 9. Garbage receive queue entries and producer: the flush is bounded.
     qp, h, sq, rq, e = rc()
     for i in range(rq.mask + 1):
         rq.write_slot(i, bytes(random.getrandbits(8) for _ in range(1 << rq.log2)))
@@ -388,7 +405,7 @@ def main():
         "garbage RQ: flush bounded by the capacity", f"{len(got)} completions")
     ibv.ibv_destroy_qp(qp)
 
-    # 9. A CQ consumer index outside the ring.
+    # 10. A CQ consumer index outside the ring.
     qp, h, sq, rq, e = rc()
     # Same slot as the kernel's producer, with garbage in the high bits.
     prod = u32(c.cq_ring.base + PROD)
@@ -401,7 +418,7 @@ def main():
         f"got {got}")
     ibv.ibv_destroy_qp(qp)
 
-    # 10. Mapping a ring with the wrong size or at an unknown offset fails cleanly.
+    # 11. Mapping a ring with the wrong size or at an unknown offset fails cleanly.
     bad = []
     for off, size in [(0, 8192 * 64), (1 << 40, 4096)]:
         try:
@@ -412,7 +429,7 @@ def main():
                 bad.append((off, size, ex.errno))
     tap(not bad, "mmap of a wrong size or unknown offset: EINVAL", str(bad))
 
-    # 11. SRQ: garbage ring, bogus producer, then a resize and destroy.
+    # 12. SRQ: garbage ring, bogus producer, then a resize and destroy.
     c.mark()
     srq = ibv.ibv_create_srq(c.pd, C.byref(SrqInitAttr(attr=SrqAttr(15, 1, 0))))
     ring = c.new_rings()[0]
