@@ -100,6 +100,15 @@ impl PendingList {
         }
     }
 
+    /// An empty list with room for `n` entries.
+    fn with_room(n: usize, gfp: kernel::alloc::Flags) -> Result<Self> {
+        Ok(Self {
+            v: Self::storage(n, gfp)?,
+            head: 0,
+            len: 0,
+        })
+    }
+
     /// Storage for `n` entries, all [`Pending::Taken`]; `gfp` must allow
     /// sleeping (vmalloc).
     fn storage(n: usize, gfp: kernel::alloc::Flags) -> Result<KVVec<Pending>> {
@@ -187,7 +196,6 @@ impl PendingList {
 
     fn clear(&mut self) {
         while self.pop_front().is_some() {}
-        self.head = 0;
     }
 }
 
@@ -646,11 +654,11 @@ pub(crate) fn create(
     if a.qp_type == qpt::GSI {
         attr.qkey = GSI_QKEY;
     }
-    let mut pending = PendingList::new();
     // Kernel QPs get all their room now, so posting never allocates the list.
-    if udata.is_none() {
-        let _ = pending.move_to(PendingList::storage(capacity as usize, GFP_KERNEL)?);
-    }
+    let pending = match udata {
+        Some(_) => PendingList::new(),
+        None => PendingList::with_room(capacity as usize, GFP_KERNEL)?,
+    };
     // The largest slot: a 208-byte header and 512 bytes of SGEs or inline data,
     // rounded up.
     let fetch_buf = match udata {
@@ -1523,10 +1531,7 @@ mod tests {
     }
 
     fn list(n: usize) -> PendingList {
-        let mut l = PendingList::new();
-        let old = l.move_to(PendingList::storage(n, GFP_KERNEL).unwrap());
-        assert!(old.is_empty());
-        l
+        PendingList::with_room(n, GFP_KERNEL).unwrap()
     }
 
     #[test]
