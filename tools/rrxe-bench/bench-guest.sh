@@ -36,6 +36,9 @@ ib_read_bw:64:bw ib_read_bw:4096:bw ib_read_bw:65536:bw
 ib_send_bw:64:bw ib_send_bw:4096:bw ib_send_bw:65536:bw
 ib_write_bw:4096:bw:8 ib_read_bw:4096:bw:8
 ib_send_lat:2:lat ib_write_lat:2:lat ib_read_lat:2:lat"
+# RRXE_BENCH_POINTS replaces the matrix with a subset (same syntax), e.g. to look
+# at one point over more rounds.
+points=${RRXE_BENCH_POINTS:-$points}
 
 port=18515
 # run DRIVER TEST SIZE KIND ROUND QPS: one perftest client/server pair, one JSON
