@@ -351,30 +351,51 @@ def main():
         ibv.ibv_destroy_qp(qp)
 
     # 7. A thread rewrites the slots while WQEs are posted and the doorbell rung.
-    qp, h, sq, rq, e = rc()
+    # A rewrite soon makes a WQE the kernel refuses, and the QP goes to error; a
+    # new QP then takes its place, so many doorbells race with the rewrites. The
+    # lock keeps the thread off a ring while its QP is destroyed (unmapped).
+    lock = threading.Lock()
+    cur = {}
     stop = threading.Event()
 
     def scribble():
         while not stop.is_set():
-            i = random.randrange(sq.mask + 1)
-            C.memset(sq.slot(i) + random.randrange(1 << sq.log2), random.getrandbits(8), 1)
-            put32(sq.slot(i) + 196, random.choice([1, 2, 3, 0xffffffff]))
+            with lock:
+                s = cur["sq"]
+                i = random.randrange(s.mask + 1)
+                C.memset(s.slot(i) + random.randrange(1 << s.log2), random.getrandbits(8), 1)
+                put32(s.slot(i) + 196, random.choice([1, 2, 3, 0xffffffff]))
+            time.sleep(0.002)
+
+    qp, h, sq, rq, e = rc()
+    cur["sq"] = sq
     t = threading.Thread(target=scribble)
     t.start()
-    rings = 0
+    rings, qps, setup_ok = 0, 1, e == 0
     t0 = time.monotonic()
     while time.monotonic() - t0 < 3 and rings < 300:
         if c.state(qp) == ERR:
-            break
-        post(sq, [send_wqe(rings)])
+            with lock:
+                ibv.ibv_destroy_qp(qp)
+                # The shared CQ holds 63: take the flushed completions.
+                c.poll(64, secs=0.02)
+                qp, h, sq, rq, e = rc()
+                cur["sq"] = sq
+            qps += 1
+            setup_ok &= e == 0
+        # A zero-length WRITE needs no memory and completes, so a QP lasts
+        # until a rewrite hits the WQE the kernel is about to take.
+        post(sq, [send_wqe(rings, opcode=0, num_sge=0, length=0)])
         c.doorbell(h)
         rings += 1
-        c.poll(0, secs=0)
+        c.poll(8, secs=0.001)
     stop.set()
     t.join()
     c.modify(qp, M_STATE, qp_state=ERR)
-    c.poll(sq.mask, secs=1)
-    tap(c.state(qp) == ERR, f"concurrent rewrites during {rings} doorbells: process in control")
+    c.poll(64, secs=0.2)
+    tap(c.state(qp) == ERR and setup_ok and rings >= 10,
+        f"concurrent rewrites during {rings} doorbells on {qps} QPs: process in control",
+        f"state {c.state(qp)}, QPs set up {setup_ok}")
     ibv.ibv_destroy_qp(qp)
 
     # 8. The producer index moved back below WQEs the kernel already took and
