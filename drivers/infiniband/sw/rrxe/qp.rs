@@ -1004,10 +1004,12 @@ pub(crate) mod handoff {
 /// to the user; if the requester already runs elsewhere, it is only told to look
 /// again. By default this holds for messages of any size: over 8 QPs the work
 /// items of different QPs then run on different CPUs (Documentation/design.rst).
+/// Unsignaled READs and atomics are handed over even on an idle QP
+/// ([`FetchedPosts::unsignaled_reads`]).
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let posts = fetch(dev, qp)?;
     let inner = qp.data();
-    let hand_off = posts.behind_others
+    let hand_off = (posts.behind_others || posts.unsignaled_reads)
         && match crate::post_handoff() {
             handoff::NEVER => false,
             handoff::SMALL => posts.one_packet_each,
@@ -1028,6 +1030,13 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
 struct FetchedPosts {
     /// Earlier WQEs were still queued (unsent or unacknowledged).
     behind_others: bool,
+    /// WQEs were taken, each an unsignaled READ or atomic (CMP_AND_SWP,
+    /// FETCH_AND_ADD). Sent from here over a veth to an rrxe responder, a READ
+    /// ran the peer's responder inside the syscall, and one answered in one
+    /// packet its whole round trip, so the next post found nothing unfinished
+    /// and a stream of them ran as a ping-pong on the user's CPU. A user who
+    /// waits for a READ signals it: a ping-pong is still sent from here.
+    unsignaled_reads: bool,
     /// Every new WQE's message fits in one packet of the path MTU.
     one_packet_each: bool,
 }
@@ -1101,8 +1110,10 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
     let mut first = true;
     let mut posts = FetchedPosts {
         behind_others: false,
+        unsignaled_reads: !inner.sq_sig_all,
         one_packet_each: true,
     };
+    let mut taken = false;
     loop {
         let next = {
             let mut st = inner.state.lock();
@@ -1110,7 +1121,10 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                 // Not yet able to send: the post fails, as in rxe. Only before any
                 // WQE was taken: a reset racing a later batch is not the post's error.
                 QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
-                QpState::Reset | QpState::Init | QpState::Rtr => return Ok(posts),
+                QpState::Reset | QpState::Init | QpState::Rtr => {
+                    posts.unsignaled_reads &= taken;
+                    return Ok(posts);
+                }
                 QpState::Err => Fetched::Flush,
                 _ => {
                     let pd_id = inner.pd_id;
@@ -1140,9 +1154,16 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                             let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
                                 Ok(w) => {
                                     posts.one_packet_each &= w.length <= mtu;
+                                    posts.unsignaled_reads &=
+                                        reads(&w) && w.flags & wqe::flag::SIGNALED == 0;
+                                    taken = true;
                                     Pending::Wqe(w)
                                 }
-                                Err(why) => Pending::Bad { wr_id, why },
+                                Err(why) => {
+                                    // Its error completion is reported whatever its flags.
+                                    posts.unsignaled_reads = false;
+                                    Pending::Bad { wr_id, why }
+                                }
                             };
                             sq.pending.push(p)?;
                         }
@@ -1165,7 +1186,10 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                 drop(old);
             }
             Fetched::More => first = false,
-            Fetched::All => return Ok(posts),
+            Fetched::All => {
+                posts.unsignaled_reads &= taken;
+                return Ok(posts);
+            }
             // Reported, and the QP failed, now rather than when the requester
             // reaches it (which it does not in SQD).
             Fetched::BadHead => {
@@ -1182,6 +1206,15 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
             }
         }
     }
+}
+
+/// Whether the WQE reads the peer's memory back: a READ or an atomic
+/// (CMP_AND_SWP, FETCH_AND_ADD).
+fn reads(w: &SendWqe) -> bool {
+    matches!(
+        w.opcode,
+        wqe::op::RDMA_READ | wqe::op::ATOMIC_CMP_AND_SWP | wqe::op::ATOMIC_FETCH_AND_ADD
+    )
 }
 
 /// What one [`fetch`] batch found.
