@@ -28,6 +28,16 @@ exit status is 0 when all passed):
                 post finds an unfinished WQE ahead of it, so the doorbell hands
                 it to the QP's work item (post_handoffs moves by exactly 1);
                 once receives are posted both complete in order, data intact.
+  unsignaled_read
+                an unsignaled 64 B READ on an idle QP (rrxe requesters
+                only): the doorbell hands it to the QP's work item
+                (post_handoffs moves by exactly 1), since sent from the
+                doorbell it would run the peer's responder, and over a veth
+                its whole round trip, in the syscall: a stream of them would
+                never have two in flight. The data arrives and the WQE is
+                retired. Then a signaled READ, which a user waits for, is
+                sent from the doorbell (post_handoffs does not move) and
+                completes.
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -435,6 +445,29 @@ def handoff(a, b, dev_a):
                    (first, second)))
 
 
+def unsignaled_read(a, b, dev_a):
+    a.mr.write(bytes(128), 128, 0)
+    b.mr.write(b"unsignaled-read!" * 4 + b"signaled--read!!" * 4, 128, 0)
+    before = stat(dev_a, "post_handoffs")
+    a.post(1, e.IBV_WR_RDMA_READ, 0, 64, b.mr.buf, b.mr.rkey, signaled=False)
+    handed = stat(dev_a, "post_handoffs") - before
+    # The data lands before the completer retires the WQE: wait for both, so
+    # the signaled READ finds nothing unfinished ahead of it.
+    end = time.monotonic() + 30
+    while ((a.mr.read(64, 0) != b.mr.read(64, 0) or qp_details(a).get("send_pending") != 0)
+           and time.monotonic() < end):
+        time.sleep(0.01)
+    ok = (expect("post_handoffs for an unsignaled READ", handed, 1) and
+          expect("unsignaled READ's data", a.mr.read(64, 0), b.mr.read(64, 0)) and
+          expect("WQEs pending after it", qp_details(a).get("send_pending"), 0))
+    before = stat(dev_a, "post_handoffs")
+    a.post(2, e.IBV_WR_RDMA_READ, 64, 64, b.mr.buf + 64, b.mr.rkey)
+    handed = stat(dev_a, "post_handoffs") - before
+    return (ok and expect("post_handoffs for a signaled READ", handed, 0) and
+            expect("signaled READ", a.poll(1, 30), [(2, WC_SUCCESS)]) and
+            expect("signaled READ's data", a.mr.read(64, 64), b.mr.read(64, 64)))
+
+
 def retry(a, b):
     a.post(1, e.IBV_WR_SEND, 0, 64)
     # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
@@ -555,6 +588,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return tail(a, b)
     if case == "handoff":
         return handoff(a, b, dev_a)
+    if case == "unsignaled_read":
+        return unsignaled_read(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

@@ -21,7 +21,8 @@
 #  - unsignaled WRITEs: three with nothing after them are retired by the tail
 #    probe well before the ACK timeout;
 #  - a post behind an RNR-held SEND is handed to the QP's work item, and both
-#    complete in order (rrxe requesters);
+#    complete in order; so is an unsignaled READ on an idle QP, but not a
+#    signaled one (rrxe requesters);
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -52,10 +53,11 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 9 cases for each of 3 pairings, the hand-off and shaper cases (2 lines) for
-# the 2 with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and
-# SRQ cases for the 2 with rrxe responding, 6 counter checks.
-PLAN=44
+# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ and shaper
+# cases (3 lines) for the 2 with rrxe requesting, the deep-SQ case for rrxe to
+# rrxe, the window and SRQ cases for the 2 with rrxe responding, 6 counter
+# checks.
+PLAN=46
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -112,7 +114,8 @@ no_read=$p: READ without remote read gives REM_ACCESS_ERR;\
 tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout;\
 details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
-		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order"
+		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
+unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land"
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
