@@ -1004,7 +1004,7 @@ pub(crate) mod handoff {
 /// to the user; if the requester already runs elsewhere, it is only told to look
 /// again. By default this holds for messages of any size: over 8 QPs the work
 /// items of different QPs then run on different CPUs (Documentation/design.rst).
-/// Unsignaled READs and atomics are handed over even on an idle QP
+/// Unsignaled READs, atomics and FLUSHes are handed over even on an idle QP
 /// ([`FetchedPosts::unsignaled_reads`]).
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let posts = fetch(dev, qp)?;
@@ -1030,8 +1030,8 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
 struct FetchedPosts {
     /// Earlier WQEs were still queued (unsent or unacknowledged).
     behind_others: bool,
-    /// WQEs were taken, each an unsignaled READ or atomic (CMP_AND_SWP,
-    /// FETCH_AND_ADD). Sent from here over a veth to an rrxe responder, a READ
+    /// WQEs were taken, each unsignaled and answered by a response (a READ, an
+    /// atomic, a FLUSH). Sent from here over a veth to an rrxe responder, a READ
     /// ran the peer's responder inside the syscall, and one answered in one
     /// packet its whole round trip, so the next post found nothing unfinished
     /// and a stream of them ran as a ping-pong on the user's CPU. A user who
@@ -1154,8 +1154,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                             let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
                                 Ok(w) => {
                                     posts.one_packet_each &= w.length <= mtu;
-                                    posts.unsignaled_reads &=
-                                        reads(&w) && w.flags & wqe::flag::SIGNALED == 0;
+                                    posts.unsignaled_reads &= crate::req::needs_response(&w)
+                                        && w.flags & wqe::flag::SIGNALED == 0;
                                     taken = true;
                                     Pending::Wqe(w)
                                 }
@@ -1206,15 +1206,6 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
             }
         }
     }
-}
-
-/// Whether the WQE reads the peer's memory back: a READ or an atomic
-/// (CMP_AND_SWP, FETCH_AND_ADD).
-fn reads(w: &SendWqe) -> bool {
-    matches!(
-        w.opcode,
-        wqe::op::RDMA_READ | wqe::op::ATOMIC_CMP_AND_SWP | wqe::op::ATOMIC_FETCH_AND_ADD
-    )
 }
 
 /// What one [`fetch`] batch found.

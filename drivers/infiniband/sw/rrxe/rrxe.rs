@@ -56,7 +56,7 @@ module! {
     params: {
         post_handoff: u32 {
             default: 2,
-            description: "User posts behind unfinished WQEs, or of unsignaled READs and atomics, sent from a work item: 0 never, 1 one-packet messages, 2 all",
+            description: "User posts behind unfinished WQEs, or of unsignaled READs, atomics and FLUSHes, sent from a work item: 0 never, 1 one-packet messages, 2 all",
         },
     },
 }
