@@ -23,6 +23,7 @@ use kernel::{
     prelude::*,
     rdma::{self, verbs::Qp},
     sync::{rcu, Arc},
+    workqueue::worker::current_is_worker,
 };
 
 /// Packets a QP may hold for its receive work item. Its storage grows on
@@ -40,16 +41,22 @@ const RX_QUEUE_FIRST: usize = 64;
 /// A QP's received packets that wait for its receive work item, oldest first.
 ///
 /// Received packets are processed in the receive softirq, on the CPU that got
-/// them; on a veth or loopback path that is the sender's CPU. For a READ that is
-/// the responder's: it builds the responses and then also places their data at
-/// the requester, so one CPU copies every byte twice while another idles. So
-/// READ response data (the first and middle responses of a multi-packet READ)
-/// goes to the requester QP's work item on an unbound queue, which another CPU
-/// runs, and the packets behind it follow it there, so none overtakes another.
-/// Everything else is still processed at once: a ping-pong never waits for a
-/// worker to wake. (Queueing the parts of every multi-packet message, or every
-/// response, was measured too: WRITE, SEND and latency lost; see
-/// Documentation/design.rst.)
+/// them; on a veth or loopback path that is the sender's CPU. For a READ posted
+/// from a user's system call that is the user's CPU: it runs the responder,
+/// which builds the responses, and then places their data at the requester, so
+/// one CPU copies every byte twice while another idles. So READ response data
+/// (the first and middle responses of a multi-packet READ) goes to the
+/// requester QP's work item on an unbound queue, which another CPU runs, and
+/// the packets behind it follow it there, so none overtakes another.
+///
+/// Not if it is received in a work queue's worker (mostly a requester handed
+/// off by the doorbell, whose transmit ran the softirq): that is off the user's
+/// CPU already, the user's process keeps the other one busy, and queueing it
+/// again only added a wake-up and a CPU switch. It is processed at once unless
+/// packets are queued ahead of it. Everything else is processed at once too: a
+/// ping-pong never waits for a worker to wake. (Queueing the parts of every
+/// multi-packet message, or every response, was measured too: WRITE, SEND and
+/// latency lost; see Documentation/design.rst.)
 ///
 /// A queued skb's route may be a reference valid only in the softirq; nothing
 /// here reads it, and freeing the skb does not release such a route.
@@ -204,7 +211,8 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     };
     let inner = qp.data();
     let info = p.pkt.info;
-    let read_data = info.is_response() && (info.is_first() || info.is_middle());
+    let read_data =
+        info.is_response() && (info.is_first() || info.is_middle()) && !current_is_worker();
     // Read without the lock, so the common case takes none: a packet that sees
     // `rx_owned` clear while another CPU queues one did not arrive after it.
     if read_data || inner.rx_owned.load(Ordering::Acquire) {

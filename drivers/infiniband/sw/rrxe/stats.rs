@@ -71,7 +71,7 @@ pub(crate) enum Counter {
     /// doorbell (`post_handoff`).
     PostHandoffs,
     /// Received packets queued for their QP's receive work item (READ response
-    /// data, and what arrives behind it).
+    /// data received outside a work queue's worker, and what arrives behind it).
     RcvDeferred,
     /// Received packets dropped because their QP's receive queue was full.
     RcvQueueFull,
