@@ -38,6 +38,13 @@ exit status is 0 when all passed):
                 retired. Then a signaled READ, which a user waits for, is
                 sent from the doorbell (post_handoffs does not move) and
                 completes.
+  worker_read   an unsignaled 8 KiB READ (8 responses at MTU 1024) on an idle
+                QP (rrxe requesters only), which the doorbell hands to the QP's
+                work item: its responses are received in the softirq that the
+                work item's transmit runs, in that worker, and their data is
+                placed there, not queued for the receive work item
+                (rcv_deferred does not move). A softirq that ksoftirqd runs is
+                outside any worker, so one of three tries must see it.
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -468,6 +475,30 @@ def unsignaled_read(a, b, dev_a):
             expect("signaled READ's data", a.mr.read(64, 64), b.mr.read(64, 64)))
 
 
+def worker_read(a, b, dev_a):
+    size = 8 * 1024
+    for attempt in range(3):
+        src = os.urandom(size)
+        b.mr.write(src, size, 0)
+        a.mr.write(bytes(size), size, 0)
+        deferred, handed = stat(dev_a, "rcv_deferred"), stat(dev_a, "post_handoffs")
+        a.post(10 + attempt, e.IBV_WR_RDMA_READ, 0, size, b.mr.buf, b.mr.rkey, signaled=False)
+        end = time.monotonic() + 30
+        while ((a.mr.read(size, 0) != src or qp_details(a).get("send_pending") != 0)
+               and time.monotonic() < end):
+            time.sleep(0.01)
+        if not (expect("post_handoffs for an unsignaled READ",
+                       stat(dev_a, "post_handoffs") - handed, 1) and
+                expect("8 KiB READ's data", a.mr.read(size, 0) == src, True)):
+            return False
+        moved = stat(dev_a, "rcv_deferred") - deferred
+        if moved == 0:
+            return True
+        log(f"try {attempt + 1}: rcv_deferred moved by {moved}")
+    log("READ data received in the work item was queued in all three tries")
+    return False
+
+
 def retry(a, b):
     a.post(1, e.IBV_WR_SEND, 0, 64)
     # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
@@ -590,6 +621,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return handoff(a, b, dev_a)
     if case == "unsignaled_read":
         return unsignaled_read(a, b, dev_a)
+    if case == "worker_read":
+        return worker_read(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

@@ -7,7 +7,8 @@
 #  - a lossy transfer: netem "loss 5% duplicate 1% reorder 25% delay 200us" on
 #    both veths, RC WRITE and SEND in 1 MiB messages, then READ back in
 #    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
-#    rrxe requester must also queue READ response data: rcv_deferred); rrxe0 ->
+#    rrxe requester must also queue READ response data received outside its
+#    work item, as netem's delayed packets are: rcv_deferred); rrxe0 ->
 #    rrxe1 moves RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU
 #    (default 4096; the veths are at MTU 9000); the pairings with rdma_rxe move
 #    RRXE_LOSS_RXE_MIB (default 2) at RRXE_LOSS_RXE_MTU (default 1024), because
@@ -22,7 +23,8 @@
 #    probe well before the ACK timeout;
 #  - a post behind an RNR-held SEND is handed to the QP's work item, and both
 #    complete in order; so is an unsignaled READ on an idle QP, but not a
-#    signaled one (rrxe requesters);
+#    signaled one, and the data of its responses, received in the work item,
+#    is placed there, not queued again (rrxe requesters);
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -53,11 +55,11 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ and shaper
-# cases (3 lines) for the 2 with rrxe requesting, the deep-SQ case for rrxe to
-# rrxe, the window and SRQ cases for the 2 with rrxe responding, 6 counter
-# checks.
-PLAN=46
+# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ
+# and shaper cases (4 lines) for the 2 with rrxe requesting, the deep-SQ case
+# for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe responding, 6
+# counter checks.
+PLAN=48
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -115,7 +117,8 @@ tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK time
 details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
 		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
-unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land"
+unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
+worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred)"
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
