@@ -452,18 +452,23 @@ def handoff(a, b, dev_a):
                    (first, second)))
 
 
+def wait_retired(a, off, want):
+    """Waits (30 s at most) until A's MR holds `want` at `off` and A's QP has no
+    WQE pending: a READ's data lands before the completer retires its WQE."""
+    end = time.monotonic() + 30
+    while ((a.mr.read(len(want), off) != want or qp_details(a).get("send_pending") != 0)
+           and time.monotonic() < end):
+        time.sleep(0.01)
+
+
 def unsignaled_read(a, b, dev_a):
     a.mr.write(bytes(128), 128, 0)
     b.mr.write(b"unsignaled-read!" * 4 + b"signaled--read!!" * 4, 128, 0)
     before = stat(dev_a, "post_handoffs")
     a.post(1, e.IBV_WR_RDMA_READ, 0, 64, b.mr.buf, b.mr.rkey, signaled=False)
     handed = stat(dev_a, "post_handoffs") - before
-    # The data lands before the completer retires the WQE: wait for both, so
-    # the signaled READ finds nothing unfinished ahead of it.
-    end = time.monotonic() + 30
-    while ((a.mr.read(64, 0) != b.mr.read(64, 0) or qp_details(a).get("send_pending") != 0)
-           and time.monotonic() < end):
-        time.sleep(0.01)
+    # So the signaled READ finds nothing unfinished ahead of it.
+    wait_retired(a, 0, b.mr.read(64, 0))
     ok = (expect("post_handoffs for an unsignaled READ", handed, 1) and
           expect("unsignaled READ's data", a.mr.read(64, 0), b.mr.read(64, 0)) and
           expect("WQEs pending after it", qp_details(a).get("send_pending"), 0))
@@ -483,10 +488,7 @@ def worker_read(a, b, dev_a):
         a.mr.write(bytes(size), size, 0)
         deferred, handed = stat(dev_a, "rcv_deferred"), stat(dev_a, "post_handoffs")
         a.post(10 + attempt, e.IBV_WR_RDMA_READ, 0, size, b.mr.buf, b.mr.rkey, signaled=False)
-        end = time.monotonic() + 30
-        while ((a.mr.read(size, 0) != src or qp_details(a).get("send_pending") != 0)
-               and time.monotonic() < end):
-            time.sleep(0.01)
+        wait_retired(a, 0, src)
         if not (expect("post_handoffs for an unsignaled READ",
                        stat(dev_a, "post_handoffs") - handed, 1) and
                 expect("8 KiB READ's data", a.mr.read(size, 0) == src, True)):
