@@ -464,7 +464,8 @@ pub(crate) struct QpInner {
     pub(crate) rx: SpinLockIrq<crate::recv::RxQueue>,
     /// The receive work item owns the QP's packets: set (under `rx`'s lock) by
     /// the first packet queued and cleared when the work item finds `rx` empty.
-    /// Packets for the QP queue behind it while it is set.
+    /// Packets for the QP queue behind it while it is set, and an expired ACK
+    /// timeout is put off ([`crate::timer`]).
     pub(crate) rx_owned: AtomicBool,
     /// The loss recovery timer ([`crate::timer`]) and whether it is queued.
     #[pin]

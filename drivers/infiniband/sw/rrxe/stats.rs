@@ -55,6 +55,9 @@ pub(crate) enum Counter {
     RcvdRnrNak,
     /// Local ACK timeouts that sent again.
     RetryTimeouts,
+    /// Local ACK timeouts put off because packets waited in the QP's
+    /// receive queue ([`crate::timer`]).
+    AckTimeoutsPutOff,
     /// RNR waits that ended and sent again.
     RnrRetries,
     /// WQEs failed because the ACK timeout ran out of retries.
@@ -84,7 +87,7 @@ pub(crate) enum Counter {
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 33] = [
+pub(crate) static DESCS: [StatDesc; 34] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -108,6 +111,7 @@ pub(crate) static DESCS: [StatDesc; 33] = [
     StatDesc::new(c"rcvd_seq_nak"),
     StatDesc::new(c"rcvd_rnr_nak"),
     StatDesc::new(c"retry_timeouts"),
+    StatDesc::new(c"ack_timeouts_put_off"),
     StatDesc::new(c"rnr_retries"),
     StatDesc::new(c"retry_exceeded_err"),
     StatDesc::new(c"rnr_retry_exceeded_err"),
