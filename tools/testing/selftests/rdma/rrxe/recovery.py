@@ -45,6 +45,14 @@ exit status is 0 when all passed):
                 placed there, not queued for the receive work item
                 (rcv_deferred does not move). A softirq that ksoftirqd runs is
                 outside any worker, so one of three tries must see it.
+  read_backlog  16 signaled 64 KiB READs at MTU 1024, all 16 in flight
+                (max_rd_atomic 16), ACK timeout 14 (67 ms), on a clean path
+                (rrxe requesters only): all complete with the right data, and,
+                in one of two tries, no local ACK time-out asks for a READ
+                again (retry_timeouts does not move, and 1024 responses are
+                received, no more). Sent from the system call, the responses
+                from rrxe are queued for the receive work item; a time-out that
+                expires while they wait there is put off (ack_timeouts_put_off).
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -142,7 +150,7 @@ class Side:
         self.qp = QP(self.pd, init)
 
     def connect(self, peer, timeout=14, retry_cnt=7, rnr_retry=7, min_rnr_timer=14,
-                path_mtu=e.IBV_MTU_1024):
+                path_mtu=e.IBV_MTU_1024, rd_atomic=1):
         a = QPAttr()
         a.qp_state = e.IBV_QPS_INIT
         a.pkey_index = 0
@@ -156,7 +164,7 @@ class Side:
         a.path_mtu = path_mtu
         a.dest_qp_num = peer.qp.qp_num
         a.rq_psn = 0x1234
-        a.max_dest_rd_atomic = 1
+        a.max_dest_rd_atomic = rd_atomic
         a.min_rnr_timer = min_rnr_timer
         a.ah_attr = AHAttr(port_num=1, is_global=1,
                            gr=GlobalRoute(dgid=peer.gid, sgid_index=self.gid_index))
@@ -169,7 +177,7 @@ class Side:
         a.retry_cnt = retry_cnt
         a.rnr_retry = rnr_retry
         a.sq_psn = 0x1234
-        a.max_rd_atomic = 1
+        a.max_rd_atomic = rd_atomic
         self.qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
                        e.IBV_QP_RNR_RETRY | e.IBV_QP_SQ_PSN | e.IBV_QP_MAX_QP_RD_ATOMIC)
 
@@ -501,6 +509,36 @@ def worker_read(a, b, dev_a):
     return False
 
 
+def read_backlog(a, b, dev_a):
+    """16 signaled 64 KiB READs, 16 in flight at MTU 1024 (ACK timeout 14, 67
+    ms): 1024 responses on a clean path. Posted from the system call, their
+    data is queued for A's receive work item when B is rrxe; an ACK time-out
+    while it waits there is no loss, and must not ask for the READs again
+    (that fed a storm of time-outs and resends, and hung ib_read_bw). One of
+    two tries must be clean: a responder that TCG stalls for 67 ms with
+    nothing queued times out for real (about 1 in 15 runs)."""
+    chunk, count = 64 * 1024, 16
+    names = ("rcvd_pkts", "retry_timeouts", "ack_timeouts_put_off", "rcv_deferred")
+    for attempt in range(2):
+        src = os.urandom(count * chunk)
+        b.mr.write(src, len(src), 0)
+        a.mr.write(bytes(len(src)), len(src), 0)
+        before = {n: stat(dev_a, n) for n in names}
+        for i in range(count):
+            wr_id = attempt * count + i
+            a.post(wr_id, e.IBV_WR_RDMA_READ, i * chunk, chunk, b.mr.buf + i * chunk, b.mr.rkey)
+        wcs = a.poll(count, 120)
+        moved = {n: stat(dev_a, n) - before[n] for n in names}
+        log(f"read_backlog try {attempt + 1}: {moved}")
+        if not (expect("READs", wcs, [(attempt * count + i, WC_SUCCESS) for i in range(count)]) and
+                expect("READ data", a.mr.read(len(src), 0) == src, True)):
+            return False
+        if moved["retry_timeouts"] == 0 and moved["rcvd_pkts"] == count * chunk // 1024:
+            return True
+    log("local ACK time-outs asked for READs again in both tries")
+    return False
+
+
 def retry(a, b):
     a.post(1, e.IBV_WR_SEND, 0, 64)
     # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
@@ -602,11 +640,13 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         kw = {"timeout": 18}
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
+    elif case == "read_backlog":
+        kw = {"rd_atomic": 16}
     a.connect(b, **kw)
     if case == "deep_sq":
         return deep_sq(a, b)
     b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
-              min_rnr_timer=28 if case == "handoff" else 14)
+              min_rnr_timer=28 if case == "handoff" else 14, rd_atomic=kw.get("rd_atomic", 1))
     if case == "transfer":
         return transfer(a, b, int(arg), dev_a, read_kib)
     if case in ("rnr", "rnr0"):
@@ -625,6 +665,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return unsignaled_read(a, b, dev_a)
     if case == "worker_read":
         return worker_read(a, b, dev_a)
+    if case == "read_backlog":
+        return read_backlog(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

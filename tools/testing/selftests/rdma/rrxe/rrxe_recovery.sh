@@ -25,6 +25,10 @@
 #    complete in order; so is an unsignaled READ on an idle QP, but not a
 #    signaled one, and the data of its responses, received in the work item,
 #    is placed there, not queued again (rrxe requesters);
+#  - 16 signaled 64 KiB READs in flight at MTU 1024 on a clean path (rrxe
+#    requesters): an ACK time-out while their responses wait in the QP's
+#    receive queue is put off, so none is asked for twice (retry_timeouts, in
+#    one of two tries: TCG can stall a responder past the timeout);
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -55,11 +59,11 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ
-# and shaper cases (4 lines) for the 2 with rrxe requesting, the deep-SQ case
-# for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe responding, 6
-# counter checks.
-PLAN=48
+# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
+# READ-backlog and shaper cases (5 lines) for the 2 with rrxe requesting, the
+# deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
+# responding, 6 counter checks.
+PLAN=50
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -118,7 +122,8 @@ details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MS
 	if [ "$a" = rrxe0 ]; then
 		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
 unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
-worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred)"
+worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
+read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 on a clean path: no ACK time-out asks for one twice"
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
