@@ -21,12 +21,12 @@ use crate::{bindings, task::Task};
 pub fn current_is_worker() -> bool {
     // FIXME(read_once): `read_volatile` stands for the C `READ_ONCE`.
     //
-    // SAFETY: `current` is a valid task in every context, including interrupts,
-    // and `flags` is a plain integer. It is written only by the task itself or
-    // by an interrupt nested on its CPU, which restores the bits it changes
-    // before it returns (`PF_MEMALLOC` in the receive softirq), never from
-    // another CPU, so this sees a whole word; `PF_WQ_WORKER` changes only in
+    // `flags` is written only by the task itself or by an interrupt nested on
+    // its CPU, which restores the bits it changes before it returns
+    // (`PF_MEMALLOC` in the receive softirq); `PF_WQ_WORKER` changes only in
     // task context, when the task becomes or stops being a worker.
+    // SAFETY: `current` is valid in every context, and its plain integer
+    // `flags` is never written from another CPU, so this reads a whole word.
     let flags = unsafe { core::ptr::addr_of!((*Task::current_raw()).flags).read_volatile() };
     flags & bindings::PF_WQ_WORKER != 0
 }
