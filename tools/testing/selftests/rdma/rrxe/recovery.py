@@ -46,13 +46,22 @@ exit status is 0 when all passed):
                 (rcv_deferred does not move). A softirq that ksoftirqd runs is
                 outside any worker, so one of three tries must see it.
   read_backlog  16 signaled 64 KiB READs at MTU 1024, all 16 in flight
-                (max_rd_atomic 16), ACK timeout 14 (67 ms), on a clean path
-                (rrxe requesters only): all complete with the right data, and,
-                in one of two tries, no local ACK time-out asks for a READ
-                again (retry_timeouts does not move, and 1024 responses are
-                received, no more). Sent from the system call, the responses
-                from rrxe are queued for the receive work item; a time-out that
-                expires while they wait there is put off (ack_timeouts_put_off).
+                (max_rd_atomic 16), ACK timeout 16 (268 ms), on a clean path
+                (rrxe requesters only): all complete with the right data and,
+                in one of two tries (TCG may stall the guest for 268 ms), no
+                local ACK time-out asks for a READ again (retry_timeouts does
+                not move, 1024 responses are received, no more). With
+                $BACKLOG_NETEM ("NS DEV", DEV_B's netdev; DEV_B rrxe), the
+                posts go out while every unbound work queue is confined to CPU
+                1, where a SCHED_FIFO spinner runs for 0.9 s, and netem delays
+                DEV_B's answers by 350 ms: DEV_A's ACK deadline passes first,
+                its timer queues the QP's work item, and then the responses
+                arrive and wait in the receive queue. That expiry must be put
+                off (ack_timeouts_put_off moves), not resend the READs
+                (retry_timeouts does not move). The responses are not counted
+                then: the delayed ones and the later ones come in through two
+                CPUs' backlogs, and a reordered one asks for the rest of its
+                READ again.
   retry         the responder never answers (the caller drops every packet): the
                 SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
@@ -509,30 +518,112 @@ def worker_read(a, b, dev_a):
     return False
 
 
+# Run as its own process (a fork would share the verbs process's pinned pages):
+# spins at SCHED_FIFO on CPU 1 for argv[1] seconds, saying when it started.
+SPINNER = """
+import os, sys, time
+os.sched_setaffinity(0, {1})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
+end = time.monotonic() + float(sys.argv[1])
+print("spinning", flush=True)
+while time.monotonic() < end:
+    pass
+"""
+WQ_CPUMASK = "/sys/devices/virtual/workqueue/cpumask"
+
+
+class HeldWorkers:
+    """Confines every unbound work queue (rrxe's, rdma_rxe's) to CPU 1 and
+    spins there at SCHED_FIFO for `seconds`, while this process runs on CPU 0:
+    no work item runs until the spinner ends. The fair server, which gives
+    normal tasks 50 ms a second under RT load, defers that until they have
+    waited 0.95 s."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def __enter__(self):
+        self.affinity = os.sched_getaffinity(0)
+        with open(WQ_CPUMASK) as f:
+            self.cpumask = f.read().strip()
+        os.sched_setaffinity(0, {0})
+        self.spinner = None
+        try:
+            with open(WQ_CPUMASK, "w") as f:
+                f.write("2")
+            self.spinner = subprocess.Popen([sys.executable, "-c", SPINNER, str(self.seconds)],
+                                            stdout=subprocess.PIPE, text=True)
+            if self.spinner.stdout.readline().strip() != "spinning":
+                raise RuntimeError("the spinner did not start")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.spinner:
+            self.spinner.wait(timeout=60)
+            self.spinner.stdout.close()
+        with open(WQ_CPUMASK, "w") as f:
+            f.write(self.cpumask)
+        os.sched_setaffinity(0, self.affinity)
+
+
+def held_reads(a, b, count, chunk, netem):
+    """Posts `count` READs of `chunk` bytes while the work queues are held
+    (HeldWorkers) and DEV_B's answers are delayed by netem on `netem` ("NS
+    DEV"), past DEV_A's ACK deadline: the timer's work item is queued first,
+    then the responses arrive and wait in DEV_A's receive queue, whose work
+    item is queued behind it. Then the delay goes, so that the rest flows as
+    on a clean path. True if all completed."""
+    ns, dev = netem.split()
+    tc = ["tc", "-n", ns, "qdisc"]
+    subprocess.run(tc + ["replace", "dev", dev, "root", "netem", "delay", "350ms"], check=True)
+    try:
+        with HeldWorkers(0.9):
+            for i in range(count):
+                a.post(i, e.IBV_WR_RDMA_READ, i * chunk, chunk, b.mr.buf + i * chunk, b.mr.rkey)
+            # The deadline (268 ms) passes, then the first answers arrive.
+            time.sleep(0.45)
+            subprocess.run(tc + ["change", "dev", dev, "root", "netem", "delay", "0ms"], check=True)
+        wcs = a.poll(count, 120)
+    finally:
+        subprocess.run(tc + ["del", "dev", dev, "root"])
+    return expect("held READs", sorted(wcs), [(i, WC_SUCCESS) for i in range(count)])
+
+
 def read_backlog(a, b, dev_a):
-    """16 signaled 64 KiB READs, 16 in flight at MTU 1024 (ACK timeout 14, 67
+    """16 signaled 64 KiB READs, 16 in flight at MTU 1024 (ACK timeout 16, 268
     ms): 1024 responses on a clean path. Posted from the system call, their
-    data is queued for A's receive work item when B is rrxe; an ACK time-out
-    while it waits there is no loss, and must not ask for the READs again
-    (that fed a storm of time-outs and resends, and hung ib_read_bw). One of
-    two tries must be clean: a responder that TCG stalls for 67 ms with
-    nothing queued times out for real (about 1 in 15 runs)."""
+    responses from rrxe are queued for A's receive work item; an ACK deadline
+    that passes while they wait there is no loss, and must be put off, not
+    resend the READs (that fed a storm of time-outs and resends, and hung
+    ib_read_bw). With $BACKLOG_NETEM ("NS DEV", DEV_B's netdev), held_reads
+    makes that happen every time."""
     chunk, count = 64 * 1024, 16
-    names = ("rcvd_pkts", "retry_timeouts", "ack_timeouts_put_off", "rcv_deferred")
+    netem = os.environ.get("BACKLOG_NETEM")
+    names = ("rcvd_pkts", "retry_timeouts", "ack_timeouts_put_off", "rcv_deferred",
+             "retransmits", "rcv_out_of_seq")
     for attempt in range(2):
         src = os.urandom(count * chunk)
         b.mr.write(src, len(src), 0)
         a.mr.write(bytes(len(src)), len(src), 0)
         before = {n: stat(dev_a, n) for n in names}
-        # All 16 are posted at once (fewer than DEPTH).
-        done = one_sided(a, b, e.IBV_WR_RDMA_READ, "read_backlog", len(src), chunk)
+        if netem:
+            done = held_reads(a, b, count, chunk, netem)
+        else:
+            # All 16 are posted at once (fewer than DEPTH).
+            done = one_sided(a, b, e.IBV_WR_RDMA_READ, "read_backlog", len(src), chunk)
         moved = {n: stat(dev_a, n) - before[n] for n in names}
         log(f"read_backlog try {attempt + 1}: {moved}")
         if not (done and expect("READ data", a.mr.read(len(src), 0) == src, True)):
             return False
-        if moved["retry_timeouts"] == 0 and moved["rcvd_pkts"] == count * chunk // 1024:
+        if moved["retry_timeouts"] == 0 and (
+                moved["ack_timeouts_put_off"] > 0 if netem
+                else moved["rcvd_pkts"] == count * chunk // 1024):
             return True
-    log("local ACK time-outs asked for READs again in both tries")
+    log("in both tries, an ACK time-out asked for READs again" +
+        (", or none was put off" if netem else ""))
     return False
 
 
@@ -638,7 +729,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     elif case == "transfer":
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     elif case == "read_backlog":
-        kw = {"rd_atomic": 16}
+        kw = {"timeout": 16, "rd_atomic": 16}
     a.connect(b, **kw)
     if case == "deep_sq":
         return deep_sq(a, b)

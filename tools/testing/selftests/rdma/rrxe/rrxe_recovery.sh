@@ -26,9 +26,11 @@
 #    signaled one, and the data of its responses, received in the work item,
 #    is placed there, not queued again (rrxe requesters);
 #  - 16 signaled 64 KiB READs in flight at MTU 1024 on a clean path (rrxe
-#    requesters): an ACK time-out while their responses wait in the QP's
-#    receive queue is put off, so none is asked for twice (retry_timeouts, in
-#    one of two tries: TCG can stall a responder past the timeout);
+#    requesters): none is asked for twice (retry_timeouts, in one of two
+#    tries: TCG can stall a responder past the timeout); against rrxe1 the
+#    answers and the work queues are held so that the ACK time-out expires
+#    while the responses wait in the QP's receive queue, and it must be put
+#    off;
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -120,10 +122,17 @@ no_read=$p: READ without remote read gives REM_ACCESS_ERR;\
 tail=$p: unsignaled WRITEs with nothing after are ACKed well before the ACK timeout;\
 details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MSN"
 	if [ "$a" = rrxe0 ]; then
-		rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
+		# Against rrxe1, read_backlog holds its answers (netem on veth1) and the
+		# work queues until the ACK deadline has passed.
+		local backlog="on a clean path: no ACK time-out asks for one twice" netem=""
+		if [ "$b" = rrxe1 ]; then
+			backlog="held past the ACK deadline: the time-out is put off, not resent"
+			netem="b veth1"
+		fi
+		BACKLOG_NETEM=$netem rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
 unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
 worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
-read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 on a clean path: no ACK time-out asks for one twice"
+read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
