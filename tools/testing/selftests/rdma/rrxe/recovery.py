@@ -103,6 +103,7 @@ exit status is 0 when all passed):
 
 Usage: recovery.py DEV_A GID_A DEV_B GID_B CASE[,CASE...] [MIB [MTU]]
 """
+import contextlib
 import errno
 import hashlib
 import json
@@ -532,46 +533,38 @@ while time.monotonic() < end:
 WQ_CPUMASK = "/sys/devices/virtual/workqueue/cpumask"
 
 
-class HeldWorkers:
+@contextlib.contextmanager
+def held_workers(seconds):
     """Confines every unbound work queue (rrxe's, rdma_rxe's) to CPU 1 and
     spins there at SCHED_FIFO for `seconds`, while this process runs on CPU 0:
     no work item runs until the spinner ends. The fair server, which gives
     normal tasks 50 ms a second under RT load, defers that until they have
     waited 0.95 s."""
-
-    def __init__(self, seconds):
-        self.seconds = seconds
-
-    def __enter__(self):
-        self.affinity = os.sched_getaffinity(0)
-        with open(WQ_CPUMASK) as f:
-            self.cpumask = f.read().strip()
-        os.sched_setaffinity(0, {0})
-        self.spinner = None
-        try:
-            with open(WQ_CPUMASK, "w") as f:
-                f.write("2")
-            self.spinner = subprocess.Popen([sys.executable, "-c", SPINNER, str(self.seconds)],
-                                            stdout=subprocess.PIPE, text=True)
-            if self.spinner.stdout.readline().strip() != "spinning":
-                raise RuntimeError("the spinner did not start")
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        if self.spinner:
-            self.spinner.wait(timeout=60)
-            self.spinner.stdout.close()
+    affinity = os.sched_getaffinity(0)
+    with open(WQ_CPUMASK) as f:
+        cpumask = f.read().strip()
+    os.sched_setaffinity(0, {0})
+    spinner = None
+    try:
         with open(WQ_CPUMASK, "w") as f:
-            f.write(self.cpumask)
-        os.sched_setaffinity(0, self.affinity)
+            f.write("2")
+        spinner = subprocess.Popen([sys.executable, "-c", SPINNER, str(seconds)],
+                                   stdout=subprocess.PIPE, text=True)
+        if spinner.stdout.readline().strip() != "spinning":
+            raise RuntimeError("the spinner did not start")
+        yield
+    finally:
+        if spinner:
+            spinner.wait(timeout=60)
+            spinner.stdout.close()
+        with open(WQ_CPUMASK, "w") as f:
+            f.write(cpumask)
+        os.sched_setaffinity(0, affinity)
 
 
 def held_reads(a, b, count, chunk, netem):
     """Posts `count` READs of `chunk` bytes while the work queues are held
-    (HeldWorkers) and DEV_B's answers are delayed by netem on `netem` ("NS
+    (held_workers) and DEV_B's answers are delayed by netem on `netem` ("NS
     DEV"), past DEV_A's ACK deadline: the timer's work item is queued first,
     then the responses arrive and wait in DEV_A's receive queue, whose work
     item is queued behind it. Then the delay goes, so that the rest flows as
@@ -580,7 +573,7 @@ def held_reads(a, b, count, chunk, netem):
     tc = ["tc", "-n", ns, "qdisc"]
     subprocess.run(tc + ["replace", "dev", dev, "root", "netem", "delay", "350ms"], check=True)
     try:
-        with HeldWorkers(0.9):
+        with held_workers(0.9):
             for i in range(count):
                 a.post(i, e.IBV_WR_RDMA_READ, i * chunk, chunk, b.mr.buf + i * chunk, b.mr.rkey)
             # The deadline (268 ms) passes, then the first answers arrive.
