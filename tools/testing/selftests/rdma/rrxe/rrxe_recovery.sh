@@ -5,7 +5,8 @@
 # For rrxe0 -> rrxe1, then rrxe0 -> rdma_rxe's rxe1 and rxe1 -> rrxe0 (requester
 # first):
 #  - a lossy transfer: netem "loss 5% duplicate 1% reorder 25% delay 200us" on
-#    both veths, RC WRITE and SEND in 1 MiB messages, then READ back in
+#    both veths (without the reorder towards an rdma_rxe requester,
+#    NETEM_TO_RXE), RC WRITE and SEND in 1 MiB messages, then READ back in
 #    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
 #    rrxe requester must also queue READ response data received outside its
 #    work item, as netem's delayed packets are: rcv_deferred); rrxe0 ->
@@ -61,6 +62,13 @@ READ_KIB=${RRXE_LOSS_READ_KIB:-64}
 # bursts under TCG's late timers can pass the default 1000; this test is about
 # loss on the wire.
 NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
+# What an rdma_rxe requester receives is not reordered: its completer then
+# warns (rxe_comp.c:827, COMPST_ERROR with a successful WQE) and completes a
+# READ early as successful, likely after a reordered ACK older than responses
+# it had. The phase in turn failed so reading from rrxe0 (a wrong READ copy) and
+# from rdma_rxe's own responder (Documentation/testing.rst). That tests
+# rdma_rxe; the requests rrxe0 gets are still reordered.
+NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # 9 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
 # READ-backlog and shaper cases (5 lines) for the 2 with rrxe requesting, the
 # deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
@@ -107,10 +115,14 @@ rcases() {
 # pairing A A_NS A_DEV B MIB MTU: every case with A (in netns A_NS on A_DEV) as
 # requester, the lossy transfer moving MIB MiB at path MTU MTU.
 pairing() {
-	local a=$1 ans=$2 adev=$3 b=$4 mib=$5 mtu=$6 p="$1 -> $4"
+	local a=$1 ans=$2 adev=$3 b=$4 mib=$5 mtu=$6 p="$1 -> $4" how="netem ($NETEM)"
 	netem a veth0 $NETEM
 	netem b veth1 $NETEM
-	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE, SEND and READ ($READ_KIB KiB) at MTU $mtu through netem ($NETEM)" \
+	if [ "$a" = rxe1 ]; then # rxe1's answers come out of veth0
+		netem a veth0 $NETEM_TO_RXE
+		how="netem ($NETEM, to rxe1 $NETEM_TO_RXE)"
+	fi
+	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE, SEND and READ ($READ_KIB KiB) at MTU $mtu through $how" \
 		"$mib" "$mtu" "$READ_KIB"
 	netem a veth0
 	netem b veth1
