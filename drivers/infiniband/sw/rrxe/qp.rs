@@ -15,6 +15,7 @@ use crate::{
     device::{Rrxe, RrxeDevice},
     params,
     proto::{
+        answers::AtomicReplies,
         psn::{self, psn_add, psn_diff},
         qp_state::{self, QpState, QpType},
         window::SendWindow,
@@ -270,9 +271,6 @@ pub(crate) struct RespState {
     pub(crate) write: (u64, u32, u32),
     /// Total length of the WRITE (for WRITE with immediate's completion).
     pub(crate) write_len: u32,
-    /// The last atomics' PSNs and original values, to answer duplicates.
-    pub(crate) atomic_cache: [(u32, u64); 16],
-    pub(crate) atomic_next: usize,
     /// A QP on an SRQ raised `QP_LAST_WQE_REACHED` for its current error state.
     pub(crate) last_wqe_raised: bool,
 }
@@ -289,6 +287,8 @@ pub(crate) struct QpState_ {
     pub(crate) resp: RespState,
     /// The responder's answers not yet sent (RC), in order.
     pub(crate) resp_tx: crate::resp_tx::TxQueue,
+    /// What the responder's last atomics returned (RC), to answer repeats.
+    pub(crate) atomic_replies: AtomicReplies<KVec<(u32, u64)>>,
     pub(crate) timers: crate::timer::Timers,
 }
 
@@ -668,11 +668,16 @@ pub(crate) fn create(
     };
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     // Only an RC responder answers.
-    let resp_tx = crate::resp_tx::new_queue(if qp_type == qpt::RC {
-        crate::resp_tx::CAPACITY
+    let rc = qp_type == qpt::RC;
+    let resp_tx = crate::resp_tx::new_queue(if rc { crate::resp_tx::CAPACITY } else { 0 })?;
+    // rdma_rxe keeps `max_dest_rd_atomic` atomics' results; rrxe kept the last
+    // 16, so with more in flight a repeated older atomic was never answered and
+    // its requester's QP failed after its retries (the recovery test's atomics).
+    let atomic_replies = AtomicReplies::new(if rc {
+        KVec::from_elem((0u32, 0u64), params::MAX_QP_RD_ATOM as usize, GFP_KERNEL)?
     } else {
-        0
-    })?;
+        KVec::new()
+    });
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let serial = pd
@@ -721,6 +726,7 @@ pub(crate) fn create(
                     rq,
                     resp: RespState::default(),
                     resp_tx,
+                    atomic_replies,
                     timers: Default::default(),
                 }),
             }),
@@ -1414,6 +1420,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.window = SendWindow::new();
             st.resp = RespState::default();
             st.resp_tx.clear();
+            st.atomic_replies.clear();
             st.timers.forget();
         }
         new == QpState::Err

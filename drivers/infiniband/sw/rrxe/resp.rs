@@ -610,7 +610,8 @@ fn read_request(
 /// An atomic (RC): rights, alignment, rkey and range are checked, then the 8 bytes
 /// are read, changed and written under the device's atomic lock (as rxe's
 /// `atomic_ops_lock`, so atomics from all QPs are serialised). The original value
-/// is kept per QP, so a duplicate is answered without executing again.
+/// is kept per QP for as many atomics as a requester may have outstanding, so a
+/// duplicate is answered without executing again.
 fn atomic_request(
     qp: &Qp<Rrxe>,
     st: &mut QpState_,
@@ -624,9 +625,10 @@ fn atomic_request(
     let a = pkt.atmeth.ok_or(Counter::RcvMalformed)?;
     let nak = |st: &QpState_, syndrome| reply_to(st, syndrome, psn);
     if duplicate {
-        match st.resp.atomic_cache.iter().find(|(p, _)| *p == psn) {
-            Some(&(_, orig)) => out.answer = Some(Answer::atomic(psn, st.resp.msn, orig)),
-            // Too old to be answered again: dropped, as rxe does.
+        match st.atomic_replies.find(psn) {
+            Some(orig) => out.answer = Some(Answer::atomic(psn, st.resp.msn, orig)),
+            // Older than any atomic a conforming requester can still wait for
+            // (max_dest_rd_atomic): dropped, as rxe does.
             None => return Err(Counter::RcvDuplicate),
         }
         return Ok(());
@@ -677,9 +679,7 @@ fn atomic_request(
     };
     st.resp.psn = psn_add(psn, 1);
     st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
-    let cache = &mut st.resp.atomic_cache;
-    cache[st.resp.atomic_next % cache.len()] = (psn, orig);
-    st.resp.atomic_next += 1;
+    st.atomic_replies.record(psn, orig);
     out.answer = Some(Answer::atomic(psn, st.resp.msn, orig));
     Ok(())
 }

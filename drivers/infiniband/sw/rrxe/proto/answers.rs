@@ -276,3 +276,56 @@ impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
         self.len = 0;
     }
 }
+
+/// The original values the responder's last atomics returned, by PSN, so that a
+/// repeated atomic is answered with what it returned first and not executed
+/// again. A requester asks again only for an atomic it still waits
+/// for, and it waits for at most `max_dest_rd_atomic` READs and atomics, so
+/// that many entries are enough; the caller gives storage for the most it
+/// allows.
+pub struct AtomicReplies<S> {
+    slots: S,
+    /// Where the next one goes.
+    next: usize,
+    /// Entries in use (at most `slots.len()`).
+    len: usize,
+}
+
+impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
+    /// Empty, with room for `slots.len()` atomics (none: nothing is kept).
+    pub fn new(slots: S) -> Self {
+        Self {
+            slots,
+            next: 0,
+            len: 0,
+        }
+    }
+
+    /// Keeps the original value `orig` of the atomic at `psn`, forgetting the
+    /// oldest one kept when full.
+    pub fn record(&mut self, psn: u32, orig: u64) {
+        let cap = self.slots.len();
+        let Some(slot) = self.slots.get_mut(self.next) else {
+            return;
+        };
+        *slot = (psn, orig);
+        self.next = (self.next + 1) % cap;
+        self.len = (self.len + 1).min(cap);
+    }
+
+    /// The original value of the kept atomic at `psn`, if it is kept.
+    pub fn find(&self, psn: u32) -> Option<u64> {
+        let cap = self.slots.len();
+        // Newest first: a repeated atomic is usually a recent one.
+        (1..=self.len)
+            .filter_map(|back| self.slots.get((self.next + cap - back) % cap))
+            .find(|(p, _)| *p == psn)
+            .map(|&(_, orig)| orig)
+    }
+
+    /// Forgets every atomic (the QP was reset).
+    pub fn clear(&mut self) {
+        self.next = 0;
+        self.len = 0;
+    }
+}

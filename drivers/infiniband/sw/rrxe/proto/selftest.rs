@@ -4,7 +4,7 @@
 //! same cases run under `cargo test` on the host and under KUnit in the kernel.
 //! Each case returns `Err` with a short reason on failure.
 
-use super::answers::{Answer, AnswerRing};
+use super::answers::{Answer, AnswerRing, AtomicReplies};
 use super::hdr::{
     NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
 };
@@ -68,6 +68,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ),
     ("answers_full_and_wrap", case_answers_full_and_wrap),
     ("answers_drop_read", case_answers_drop_read),
+    ("answers_atomic_replies", case_answers_atomic_replies),
 ];
 
 /// Runs every case; returns the number that passed and the first failure.
@@ -968,4 +969,45 @@ fn case_answers_drop_read() -> CaseResult {
         "the ACK follows",
     )?;
     check(r.is_empty(), "then nothing")
+}
+
+/// Repeated atomics are answered from the last `slots.len()` atomics, across
+/// the PSN wrap: a requester with 128 atomics outstanding may ask again for the
+/// oldest of them once all 128 were executed. Older ones, and PSNs never
+/// recorded (a fresh QP's zeroed storage), are not found.
+fn case_answers_atomic_replies() -> CaseResult {
+    let mut slots = [(0u32, 0u64); 128];
+    let mut r = AtomicReplies::new(&mut slots[..]);
+    check(
+        r.find(0).is_none(),
+        "nothing kept on a fresh QP, not even PSN 0",
+    )?;
+    for i in 0..300u32 {
+        r.record(psn::psn_add(0xff_ff00, i), u64::from(i) * 3);
+    }
+    // 300 recorded: the last 128 are 172..=299.
+    check(
+        r.find(psn::psn_add(0xff_ff00, 299)) == Some(897),
+        "the newest",
+    )?;
+    check(
+        r.find(psn::psn_add(0xff_ff00, 172)) == Some(516),
+        "the oldest of the last 128",
+    )?;
+    check(
+        r.find(psn::psn_add(0xff_ff00, 171)).is_none(),
+        "one older is forgotten",
+    )?;
+    check(r.find(0xff_ff00).is_none(), "the first is forgotten")?;
+    r.clear();
+    check(
+        r.find(psn::psn_add(0xff_ff00, 299)).is_none(),
+        "nothing after a reset",
+    )?;
+    r.record(5, 7);
+    check(r.find(5) == Some(7), "kept again after a reset")?;
+    let mut none: [(u32, u64); 0] = [];
+    let mut r = AtomicReplies::new(&mut none[..]);
+    r.record(1, 2);
+    check(r.find(1).is_none(), "no storage keeps nothing")
 }
