@@ -15,6 +15,12 @@ exit status is 0 when all passed):
                 (rcv_deferred moves). Then WRITEs and READs in turn over
                 min(MIB, 16) MiB, the READs copying back what the WRITEs
                 wrote.
+  atomics       1024 FETCH_ADDs of 1 to one word of DEV_B's memory, 128 in
+                flight (max_rd_atomic 128), ACK timeout 14: each returns a
+                distinct original value, 0 to 1023, and the word ends at 1024.
+                Through loss a requester asks again for an atomic whose answer
+                was lost, after up to 127 newer ones: the responder must answer
+                it with the value it returned first, not execute it again.
   rnr           no receive posted: the SEND is RNR NAKed and retried
                 (rnr_retry 7) until a receive is posted 0.5 s later; then it
                 completes and the data arrived.
@@ -109,6 +115,7 @@ import hashlib
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -128,6 +135,8 @@ MIB = 1 << 20
 DEPTH = 128
 # Past where rrxe's list of pending WQEs outgrew kmalloc (8,192).
 DEEP_SQ = 20000
+# FETCH_ADDs in the atomics case; 128 of them in flight, IBA's limit.
+ATOMICS, ATOMICS_IN_FLIGHT = 1024, 128
 # IB_WC_* statuses.
 WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
 WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR = 12, 13
@@ -166,7 +175,7 @@ class Side:
         a.pkey_index = 0
         a.port_num = 1
         a.qp_access_flags = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-                             e.IBV_ACCESS_REMOTE_READ)
+                             e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
         self.qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
                        e.IBV_QP_ACCESS_FLAGS)
         a = QPAttr()
@@ -620,6 +629,30 @@ def read_backlog(a, b, dev_a):
     return False
 
 
+def atomics(a, b):
+    """ATOMICS FETCH_ADDs of 1 to B's first word, ATOMICS_IN_FLIGHT at a time:
+    every original value from 0 to ATOMICS - 1 comes back exactly once."""
+    b.mr.write(bytes(8), 8, 0)
+    a.mr.write(bytes(8 * ATOMICS), 8 * ATOMICS, 0)
+
+    def post(i):
+        wr = SendWR(wr_id=i, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1,
+                    sg=[SGE(a.mr.buf + 8 * i, 8, a.mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_atomic(b.mr.rkey, b.mr.buf, 1, 0)
+        a.qp.post_send(wr)
+
+    if not stream(a, b, "atomics", ATOMICS, 8, post):
+        return False
+    got = sorted(struct.unpack(f"<{ATOMICS}Q", a.mr.read(8 * ATOMICS, 0)))
+    final = struct.unpack("<Q", b.mr.read(8, 0))[0]
+    if got != list(range(ATOMICS)):
+        missing = sorted(set(range(ATOMICS)) - set(got))
+        log(f"atomics: {len(missing)} original values missing (first {missing[:8]}), "
+            f"{len(got) - len(set(got))} repeated")
+        return False
+    return expect("the word after the atomics", final, ATOMICS)
+
+
 def retry(a, b):
     a.post(1, e.IBV_WR_SEND, 0, 64)
     # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
@@ -703,7 +736,8 @@ def srq_error(a, b):
 
 def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
-    rw = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+    rw = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ |
+          e.IBV_ACCESS_REMOTE_ATOMIC)
     size = (int(arg) if case == "transfer" else 1) * MIB
     a = Side(dev_a, int(gid_a), size, rw, depth=DEEP_SQ if case == "deep_sq" else DEPTH)
     b_access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE if case == "no_read" else rw
@@ -723,6 +757,9 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
     elif case == "read_backlog":
         kw = {"timeout": 16, "rd_atomic": 16}
+    elif case == "atomics":
+        # The answers may be delayed by 20 ms; timeout 14 is 67 ms.
+        kw = {"timeout": 14, "rd_atomic": ATOMICS_IN_FLIGHT}
     a.connect(b, **kw)
     if case == "deep_sq":
         return deep_sq(a, b)
@@ -730,6 +767,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
               min_rnr_timer=28 if case == "handoff" else 14, rd_atomic=kw.get("rd_atomic", 1))
     if case == "transfer":
         return transfer(a, b, int(arg), dev_a, read_kib)
+    if case == "atomics":
+        return atomics(a, b)
     if case in ("rnr", "rnr0"):
         return rnr(a, b, 0 if case == "rnr0" else 7)
     if case == "retry":

@@ -16,6 +16,11 @@
 #    at 64 MiB and MTU 4096 rdma_rxe's QP went to the error state in 2 of 4 runs
 #    (flushes, no error completion; see Documentation/testing.rst); then
 #    WRITEs and READs in turn over the same amount, at most 16 MiB;
+#  - atomics: 1024 FETCH_ADDs with 128 in flight, the answers delayed and 5%
+#    of them lost (NETEM_ANSWERS; the requests all arrive, so the responder is
+#    up to 127 atomics ahead of a lost answer when it is asked for again):
+#    every original value must come back once, so a repeated atomic must be
+#    answered with what it first returned;
 #  - RNR: a receive posted 0.5 s late is waited for (rnr_retry 7); with
 #    rnr_retry 0 the SEND fails with RNR_RETRY_EXC_ERR;
 #  - QP details: after WRITEs and a READ, `rdma resource show qp -dd` shows the
@@ -69,11 +74,18 @@ NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
 # from rdma_rxe's own responder (Documentation/testing.rst). That tests
 # rdma_rxe; the requests rrxe0 gets are still reordered.
 NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
-# 9 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
+# On the responder's side only, for the atomics. Through NETEM a request is
+# lost or reordered as often as an answer, so an rrxe requester asked again
+# for a lost answer's atomic when the responder was a few atomics past it:
+# rrxe's responder, which kept only its last 16 atomics' results, passed
+# there, and failed against rdma_rxe's requester. Delayed answers let the
+# responder get far ahead (Documentation/testing.rst).
+NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
+# 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
 # READ-backlog and shaper cases (5 lines) for the 2 with rrxe requesting, the
 # deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
 # responding, 6 counter checks.
-PLAN=50
+PLAN=53
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -126,6 +138,11 @@ pairing() {
 		"$mib" "$mtu" "$READ_KIB"
 	netem a veth0
 	netem b veth1
+	local bns=b bdev=veth1
+	[ "$ans" = a ] || { bns=a; bdev=veth0; } # B's answers leave from its veth
+	netem $bns $bdev $NETEM_ANSWERS
+	rcases "$a" "$b" "atomics=$p: 1024 FETCH_ADDs, 128 in flight, $b's answers through netem ($NETEM_ANSWERS): every original value comes back once"
+	netem $bns $bdev
 	rcases "$a" "$b" "rnr=$p: RNR NAKs until a late receive, then success;\
 rnr0=$p: rnr_retry 0 fails with RNR_RETRY_EXC_ERR;\
 bad_rkey=$p: bad rkey gives REM_ACCESS_ERR and flushes;\
