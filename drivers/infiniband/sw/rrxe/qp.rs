@@ -670,9 +670,8 @@ pub(crate) fn create(
     // Only an RC responder answers.
     let rc = qp_type == qpt::RC;
     let resp_tx = crate::resp_tx::new_queue(if rc { crate::resp_tx::CAPACITY } else { 0 })?;
-    // rdma_rxe keeps `max_dest_rd_atomic` atomics' results; rrxe kept the last
-    // 16, so with more in flight a repeated older atomic was never answered and
-    // its requester's QP failed after its retries (the recovery test's atomics).
+    // An RC responder keeps the results of as many atomics as a requester may
+    // have outstanding.
     let atomic_replies = AtomicReplies::new(if rc {
         KVec::from_elem((0u32, 0u64), params::MAX_QP_RD_ATOM as usize, GFP_KERNEL)?
     } else {

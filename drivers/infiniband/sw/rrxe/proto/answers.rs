@@ -279,10 +279,10 @@ impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
 
 /// The original values the responder's last atomics returned, by PSN, so that a
 /// repeated atomic is answered with what it returned first and not executed
-/// again. A requester asks again only for an atomic it still waits
-/// for, and it waits for at most `max_dest_rd_atomic` READs and atomics, so
-/// that many entries are enough; the caller gives storage for the most it
-/// allows.
+/// again. A requester asks again only for an atomic it still waits for, and
+/// it waits for at most its `max_rd_atomic` READs and atomics, which may not
+/// exceed the responder's `max_dest_rd_atomic`: that many entries are enough,
+/// and the caller gives storage for the most it allows.
 pub struct AtomicReplies<S> {
     slots: S,
     /// Where the next one goes.
@@ -316,7 +316,8 @@ impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
     /// The original value of the kept atomic at `psn`, if it is kept.
     pub fn find(&self, psn: u32) -> Option<u64> {
         let cap = self.slots.len();
-        // Newest first: a repeated atomic is usually a recent one.
+        // Newest first: after the 24-bit PSN wraps, a PSN may be kept twice,
+        // and the newer entry is the one asked for.
         (1..=self.len)
             .filter_map(|back| self.slots.get((self.next + cap - back) % cap))
             .find(|(p, _)| *p == psn)
