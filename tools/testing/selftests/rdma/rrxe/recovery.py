@@ -135,8 +135,10 @@ MIB = 1 << 20
 DEPTH = 128
 # Past where rrxe's list of pending WQEs outgrew kmalloc (8,192).
 DEEP_SQ = 20000
-# FETCH_ADDs in the atomics case; 128 of them in flight, IBA's limit.
+# FETCH_ADDs in the atomics case, and max_rd_atomic: 128, the devices'
+# max_qp_rd_atom. stream() keeps DEPTH in flight, so they must agree.
 ATOMICS, ATOMICS_IN_FLIGHT = 1024, 128
+assert ATOMICS_IN_FLIGHT == DEPTH
 # IB_WC_* statuses.
 WC_SUCCESS, WC_WR_FLUSH_ERR, WC_REM_ACCESS_ERR = 0, 5, 10
 WC_RETRY_EXC_ERR, WC_RNR_RETRY_EXC_ERR = 12, 13
@@ -249,7 +251,8 @@ def stream(a, b, name, count, chunk, post):
             posted += 1
         wcs = a.poll(posted - done, 120)
         if not wcs or any(s != WC_SUCCESS for _, s in wcs):
-            log(f"{name}: {done}/{count} of {chunk // 1024} KiB done, then "
+            size = f"{chunk // 1024} KiB" if chunk >= 1024 else f"{chunk} B"
+            log(f"{name}: {done}/{count} of {size} done, then "
                 f"{wcs or 'nothing for 120 s'}")
             for side in (a, b):
                 log(f"{side.dev} QP {side.qp.qp_num}: {qp_details(side) or 'no details'}")
@@ -643,8 +646,8 @@ def atomics(a, b):
 
     if not stream(a, b, "atomics", ATOMICS, 8, post):
         return False
-    got = sorted(struct.unpack(f"<{ATOMICS}Q", a.mr.read(8 * ATOMICS, 0)))
-    final = struct.unpack("<Q", b.mr.read(8, 0))[0]
+    got = sorted(struct.unpack(f"={ATOMICS}Q", a.mr.read(8 * ATOMICS, 0)))
+    final = struct.unpack("=Q", b.mr.read(8, 0))[0]
     if got != list(range(ATOMICS)):
         missing = sorted(set(range(ATOMICS)) - set(got))
         log(f"atomics: {len(missing)} original values missing (first {missing[:8]}), "

@@ -15,6 +15,7 @@ ip -n ca link set cx0 up
 ip netns exec ca rdma link add crx0 type rrxe netdev cx0
 t0=$(date +%s)
 out1=$(mktemp) out2=$(mktemp)
+trap 'rm -f "$out1" "$out2"' EXIT
 timeout 1200 python3 ./churn.py crx0 $((n / 2)) >"$out1" 2>&1 & pid1=$!
 timeout 1200 python3 ./churn.py crx0 $((n - n / 2)) >"$out2" 2>&1 & pid2=$!
 wait $pid1; rc1=$?
@@ -22,9 +23,10 @@ wait $pid2; rc2=$?
 if [ $rc1 = 0 ] && [ $rc2 = 0 ]; then
 	ok "$n CQs, QPs and MRs created and destroyed ($(cat "$out1") and $(cat "$out2"), $(( $(date +%s) - t0 )) s)"
 else
-	not_ok "churn of $n objects in two processes"; diag "$(cat "$out1" "$out2")"
+	not_ok "churn of $n objects in two processes (exit $rc1 and $rc2)"
+	diag "first: $(cat "$out1")"
+	diag "second: $(cat "$out2")"
 fi
-rm -f "$out1" "$out2"
 ip netns exec ca rdma link del crx0
 ip netns del ca
 check "rmmod rrxe after the churn" rmmod rrxe

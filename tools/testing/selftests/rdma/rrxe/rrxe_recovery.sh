@@ -74,15 +74,13 @@ NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
 # from rdma_rxe's own responder (Documentation/testing.rst). That tests
 # rdma_rxe; the requests rrxe0 gets are still reordered.
 NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
-# On the responder's side only, for the atomics. Through NETEM a request is
-# lost or reordered as often as an answer, so an rrxe requester asked again
-# for a lost answer's atomic when the responder was a few atomics past it:
-# rrxe's responder, which kept only its last 16 atomics' results, passed
-# there, and failed against rdma_rxe's requester. Delayed answers let the
-# responder get far ahead (Documentation/testing.rst).
+# Only on the responder's veth, for the atomics: the requests all arrive and
+# the answers are delayed and lost, so a repeated atomic is up to 127 behind
+# the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# READ-backlog and shaper cases (5 lines) for the 2 with rrxe requesting, the
+# READ-backlog and shaper cases and the shapers' drop check (6 lines) for the
+# 2 with rrxe requesting, the
 # deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
 # responding, 6 counter checks.
 PLAN=53
