@@ -304,7 +304,8 @@ impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
     /// Keeps the original value `orig` of the atomic at `psn`, forgetting the
     /// oldest one kept when full.
     pub fn record(&mut self, psn: u32, orig: u64) {
-        let cap = self.slots.len();
+        // `max(1)`: no division that can panic (objtool flags the panic path).
+        let cap = self.slots.len().max(1);
         let Some(slot) = self.slots.get_mut(self.next) else {
             return;
         };
@@ -315,7 +316,7 @@ impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
 
     /// The original value of the kept atomic at `psn`, if it is kept.
     pub fn find(&self, psn: u32) -> Option<u64> {
-        let cap = self.slots.len();
+        let cap = self.slots.len().max(1);
         // Newest first: after the 24-bit PSN wraps, a PSN may be kept twice,
         // and the newer entry is the one asked for.
         (1..=self.len)
