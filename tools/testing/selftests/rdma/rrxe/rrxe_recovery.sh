@@ -125,19 +125,19 @@ rcases() {
 # pairing A A_NS A_DEV B MIB MTU: every case with A (in netns A_NS on A_DEV) as
 # requester, the lossy transfer moving MIB MiB at path MTU MTU.
 pairing() {
-	local a=$1 ans=$2 adev=$3 b=$4 mib=$5 mtu=$6 p="$1 -> $4" how="netem ($NETEM)"
-	netem a veth0 $NETEM
-	netem b veth1 $NETEM
-	if [ "$a" = rxe1 ]; then # rxe1's answers come out of veth0
-		netem a veth0 $NETEM_TO_RXE
+	local a=$1 ans=$2 adev=$3 b=$4 mib=$5 mtu=$6 p="$1 -> $4"
+	# B's answers leave from B's veth.
+	local bns=b bdev=veth1 to_a=$NETEM how="netem ($NETEM)"
+	[ "$ans" = a ] || { bns=a; bdev=veth0; }
+	if [ "$a" = rxe1 ]; then
+		to_a=$NETEM_TO_RXE
 		how="netem ($NETEM, to rxe1 $NETEM_TO_RXE)"
 	fi
+	netem "$ans" "$adev" $NETEM
+	netem $bns $bdev $to_a
 	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE, SEND and READ ($READ_KIB KiB) at MTU $mtu through $how" \
 		"$mib" "$mtu" "$READ_KIB"
-	netem a veth0
-	netem b veth1
-	local bns=b bdev=veth1
-	[ "$ans" = a ] || { bns=a; bdev=veth0; } # B's answers leave from its veth
+	netem "$ans" "$adev"
 	netem $bns $bdev $NETEM_ANSWERS
 	rcases "$a" "$b" "atomics=$p: 1024 FETCH_ADDs, 128 in flight, $b's answers through netem ($NETEM_ANSWERS): every original value comes back once"
 	netem $bns $bdev
