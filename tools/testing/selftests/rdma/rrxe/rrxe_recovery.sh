@@ -79,10 +79,9 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# READ-backlog and shaper cases and the shapers' drop check (6 lines) for the
-# 2 with rrxe requesting, the
-# deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
-# responding, 6 counter checks.
+# READ-backlog and shaper cases and the shapers' drop check (6 lines) for the 2
+# with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and SRQ
+# cases for the 2 with rrxe responding, 6 counter checks.
 PLAN=53
 tap_plan $PLAN
 NSA="ip netns exec a"
