@@ -77,6 +77,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         ) {
             return Err(Counter::RcvQpState);
         }
+        timer::peer_spoke(&mut st);
         // Only what was sent and not yet acknowledged can be acknowledged. After a
         // rewind that is more than what is sent now: the responder may have it all.
         if psn_diff(psn, st.sq.sent_psn) >= 0 || psn_diff(psn, st.sq.comp_psn) < -1 {
@@ -100,7 +101,6 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                         Action::Rewind(upto)
                     }
                     timer::SeqNak::Resending => Action::Ack(psn_add(upto, 0x00ff_ffff)),
-                    timer::SeqNak::Exhausted => Action::Fail(timer::WC_RETRY_EXC_ERR),
                 }
             }
             Syndrome::RnrNak { timer: code } => {
@@ -166,8 +166,6 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             if status == timer::WC_RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
-            } else if status == timer::WC_RETRY_EXC_ERR {
-                stats.inc(Counter::RetryExceeded);
             }
             qp::fail_front(qp, status);
         }
@@ -329,6 +327,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let placed = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
+        timer::peer_spoke(&mut st);
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
@@ -390,8 +389,7 @@ fn unexpected_read_response(st: &mut QpState_, psn: u32) -> bool {
             rewind(st);
             true
         }
-        // Retries used up: the time-out fails the WQE.
-        timer::SeqNak::Resending | timer::SeqNak::Exhausted => false,
+        timer::SeqNak::Resending => false,
     }
 }
 
@@ -405,6 +403,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
     let placed = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
+        timer::peer_spoke(&mut st);
         let i = answered_wqe(&st, psn, false)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
