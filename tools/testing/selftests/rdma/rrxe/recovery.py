@@ -69,7 +69,16 @@ exit status is 0 when all passed):
                 CPUs' backlogs, and a reordered one asks for the rest of its
                 READ again.
   retry         the responder never answers (the caller drops every packet): the
-                SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts.
+                SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts
+                (timeout 17, 537 ms). An rrxe requester sent it again exactly
+                twice (retry_timeouts).
+  retry7        as retry, with retry_cnt 7 (rrxe requesters only): 7 is a count,
+                not "for ever" as in rdma_rxe, so the SEND fails after exactly
+                7 resends.
+  retry_silence as retry, at timeout 12 (16.8 ms; rrxe requesters only): the
+                retries run out only once the peer has been silent for 1 s, so
+                the SEND fails no sooner than 1 s after it was posted, after
+                more than 2 resends.
   bad_rkey      a WRITE with a wrong rkey: REM_ACCESS_ERR at the requester, the
                 next WR is flushed, and the responder's QP goes to error and
                 flushes its posted receive.
@@ -655,10 +664,27 @@ def atomics(a, b):
     return expect("the word after the atomics", final, ATOMICS)
 
 
-def retry(a, b):
+def retry(a, b, dev_a, retry_cnt, silence):
+    """A SEND to a silent peer: RETRY_EXC_ERR after retry_cnt resends, or, if
+    `silence`, after 1 s of silence and more resends than that."""
+    names = ("retry_timeouts", "retry_exceeded_err")
+    rrxe = dev_a.startswith("rrxe")
+    before = {n: stat(dev_a, n) for n in names} if rrxe else {}
+    t0 = time.monotonic()
     a.post(1, e.IBV_WR_SEND, 0, 64)
-    # timeout 12 is 16.8 ms; 3 tries. rxe's jiffies timers may take longer.
-    return expect("SEND to a silent peer", a.poll(1, 30), [(1, WC_RETRY_EXC_ERR)])
+    if not expect("SEND to a silent peer", a.poll(1, 60), [(1, WC_RETRY_EXC_ERR)]):
+        return False
+    took = time.monotonic() - t0
+    if not rrxe:
+        return True
+    moved = {n: stat(dev_a, n) - before[n] for n in names}
+    log(f"RETRY_EXC_ERR after {took:.2f} s: {moved}")
+    if silence:
+        return (expect("failed no sooner than 1 s", took >= 1.0, True) and
+                expect("more resends than retry_cnt", moved["retry_timeouts"] > retry_cnt, True) and
+                expect("exhausted retries", moved["retry_exceeded_err"], 1))
+    return expect("resends and exhausted retries", moved,
+                  {"retry_timeouts": retry_cnt, "retry_exceeded_err": 1})
 
 
 def remote_error(a, b, case):
@@ -749,8 +775,10 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     kw = {}
     if case == "rnr0":
         kw = {"rnr_retry": 0}
-    elif case == "retry":
-        kw = {"timeout": 12, "retry_cnt": 2}
+    elif case in ("retry", "retry7", "retry_silence"):
+        # At 537 ms a try, retry_cnt 2 passes the 1 s of silence too.
+        kw = {"timeout": 12 if case == "retry_silence" else 17,
+              "retry_cnt": 7 if case == "retry7" else 2}
     elif case in ("tail", "shaped", "deep_sq"):
         # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
         # deep_sq: the first packets go before DEV_B's QP is ready.
@@ -773,8 +801,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return atomics(a, b)
     if case in ("rnr", "rnr0"):
         return rnr(a, b, 0 if case == "rnr0" else 7)
-    if case == "retry":
-        return retry(a, b)
+    if case in ("retry", "retry7", "retry_silence"):
+        return retry(a, b, dev_a, kw["retry_cnt"], case == "retry_silence")
     if case == "details":
         return details(a, b)
     if case == "shaped":

@@ -42,7 +42,9 @@
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
 #    packets in the stack (tx_limit_waits);
 #  - the local ACK timeout: every packet dropped, the SEND fails with
-#    RETRY_EXC_ERR after retry_cnt 2;
+#    RETRY_EXC_ERR after retry_cnt 2, and for rrxe requesters after retry_cnt
+#    7, which rdma_rxe takes as "for ever", and at a short timeout only after
+#    1 s of silence;
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
 #    read access give REM_ACCESS_ERR, flush the next WR, and flush the
 #    responder's posted receive;
@@ -79,10 +81,11 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# READ-backlog and shaper cases and the shapers' drop check (6 lines) for the 2
-# with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and SRQ
-# cases for the 2 with rrxe responding, 6 counter checks.
-PLAN=53
+# READ-backlog, shaper, retry_cnt 7 and retry-silence cases and the shapers'
+# drop check (8 lines) for the 2 with rrxe requesting, the deep-SQ case for rrxe
+# to rrxe, the window and SRQ cases for the 2 with rrxe responding, 6 counter
+# checks.
+PLAN=57
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -185,7 +188,12 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 			"srq_error=$p: an SRQ QP's error flushes its half-received SEND and raises LAST_WQE_REACHED"
 	fi
 	netem "$ans" "$adev" loss 100%
-	rcases "$a" "$b" "retry=$p: a silent peer fails with RETRY_EXC_ERR"
+	local retry="retry=$p: a silent peer fails with RETRY_EXC_ERR"
+	# rdma_rxe retries for ever at retry_cnt 7.
+	[ "$a" != rrxe0 ] ||
+		retry+=";retry7=$p: retry_cnt 7 is 7 resends, then RETRY_EXC_ERR;\
+retry_silence=$p: at timeout 12 the retries run out only after 1 s of silence"
+	rcases "$a" "$b" "$retry"
 	netem "$ans" "$adev"
 }
 
