@@ -174,10 +174,11 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
 }
 
 /// Goes back to send again from the oldest unacknowledged PSN (go-back-N after a
-/// sequence NAK, an RNR NAK or a timeout), or forward to it (an ACK for packets
-/// sent before a rewind): inside the oldest WQE if part of it was acknowledged (a
-/// READ then asks only for the rest), as rxe's `req_retry`. Starting the WQE over
-/// instead would never finish a long message on a lossy path.
+/// sequence NAK, an RNR NAK, a lost READ response or a timeout), or forward to
+/// it (an ACK for packets sent before a rewind): inside the oldest WQE if part
+/// of it was acknowledged (a READ then asks only for the rest), as rxe's
+/// `req_retry`. Starting the WQE over instead would never finish a long message
+/// on a lossy path. The window probe starts over too.
 pub(crate) fn rewind(st: &mut QpState_) {
     let comp = st.sq.comp_psn;
     let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
@@ -197,8 +198,10 @@ pub(crate) fn rewind(st: &mut QpState_) {
     st.sq.req_idx = 0;
     st.sq.req_off = off;
     st.sq.noack = 0;
+    st.sq.probe = false;
     // Every READ and atomic from here on is sent again.
     st.sq.rd_outstanding = 0;
+    timer::rewound(st);
 }
 
 /// Where to send again from if an ACK with PSN `psn` reaches a READ or atomic

@@ -25,7 +25,7 @@ use crate::{
         ip,
         opcode::{self, RequestKind},
         packet::HeaderFields,
-        psn::{self, psn_add, psn_diff},
+        psn::{self, psn_add, psn_diff, PSN_MASK},
         qp_state::QpState,
     },
     qp::{self, Pending, QpState_, GSI_QKEY},
@@ -303,8 +303,11 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         || inner.sq_sig_all
         || resent
         || idx + 1 >= (st.sq.capacity as usize / 2).clamp(1, MAX_WQE_PER_ACK);
-    f.bth.ack_req =
-        rc && ((last && wants_ack) || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
+    f.bth.ack_req = rc
+        && ((last && wants_ack)
+            || st.sq.noack + 1 >= MAX_PKT_PER_ACK
+            || fills_window
+            || st.sq.probe);
     let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
@@ -516,9 +519,19 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     if read {
         st.sq.rd_outstanding += 1;
     }
+    st.sq.probe = false;
     if qp.data().qp_type == qpt::RC {
         timer::sent(qp.data(), st);
         timer::tail(qp.data(), st, ack_req);
+        // Only a reduced window: a full one asks for ACKs every 64 packets and
+        // keeps the timer out of a clean path's way.
+        let window = st.sq.window.size() as i32;
+        if !read
+            && st.sq.window.reduced()
+            && psn_diff(psn_add(pkt_psn, span), st.sq.comp_psn) >= window
+        {
+            timer::window_full(qp.data(), st);
+        }
     }
     st.sq.psn = psn_add(pkt_psn, span);
     if psn_diff(st.sq.psn, st.sq.sent_psn) > 0 {
@@ -563,6 +576,48 @@ pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
     st.sq.psn = w.last_psn;
     st.sq.req_idx = idx;
     st.sq.req_off = off;
+    true
+}
+
+/// Sets the requester back by one packet, to send the last packet sent again
+/// with AckReq set, as a window probe ([`timer::window_full`]). Returns whether
+/// it did: only while the window is still full, no RNR wait holds the
+/// requester, no READ or atomic is outstanding (its answers may be on their
+/// way, and the probe's ACK, past it, would have it asked for again) and that
+/// packet is a SEND's or WRITE's.
+pub(crate) fn probe_last(st: &mut QpState_) -> bool {
+    let window = st.sq.window.size() as i32;
+    if psn_diff(st.sq.psn, st.sq.comp_psn) < window
+        || st.sq.rd_outstanding > 0
+        || st.timers.rnr_waiting()
+    {
+        return false;
+    }
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let last_psn = psn_add(st.sq.psn, PSN_MASK);
+    let (idx, off) = if st.sq.req_off >= mtu {
+        // Inside a WQE: the packet before the requester's place.
+        (st.sq.req_idx, st.sq.req_off - mtu)
+    } else if st.sq.req_off == 0 && st.sq.req_idx > 0 {
+        // The previous WQE's last packet, if it was the last packet sent.
+        let idx = st.sq.req_idx - 1;
+        match st.sq.pending.get(idx) {
+            Some(Pending::Wqe(w)) if w.sent_all && w.last_psn == last_psn => {
+                (idx, w.length.saturating_sub(1) / mtu * mtu)
+            }
+            _ => return false,
+        }
+    } else {
+        return false;
+    };
+    match st.sq.pending.get(idx) {
+        Some(Pending::Wqe(w)) if w.started && request_kind(w.opcode).is_some() => {}
+        _ => return false,
+    }
+    st.sq.psn = last_psn;
+    st.sq.req_idx = idx;
+    st.sq.req_off = off;
+    st.sq.probe = true;
     true
 }
 

@@ -70,6 +70,9 @@ pub(crate) enum Counter {
     /// Unacknowledged unsignaled tails whose last packet was sent again, asking
     /// for the ACK the requester had not asked for.
     TailAckProbes,
+    /// Full reduced windows with no ACK progress for 1 ms whose last packet was
+    /// sent again, asking for an ACK ([`crate::timer::window_full`]).
+    WindowProbes,
     /// User posts handed to the QP's work item rather than sent from the
     /// doorbell (`post_handoff`).
     PostHandoffs,
@@ -87,7 +90,7 @@ pub(crate) enum Counter {
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 34] = [
+pub(crate) static DESCS: [StatDesc; 35] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -117,6 +120,7 @@ pub(crate) static DESCS: [StatDesc; 34] = [
     StatDesc::new(c"rnr_retry_exceeded_err"),
     StatDesc::new(c"resp_tx_dropped"),
     StatDesc::new(c"tail_ack_probes"),
+    StatDesc::new(c"window_probes"),
     StatDesc::new(c"post_handoffs"),
     StatDesc::new(c"rcv_deferred"),
     StatDesc::new(c"rcv_queue_full"),

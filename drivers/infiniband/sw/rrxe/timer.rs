@@ -58,6 +58,11 @@ const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 /// timeout, so a tail's SQ slots come back soon.
 const TAIL_PROBE_NS: i64 = 1_000_000;
 
+/// How long a full window waits for progress before its last packet is sent
+/// again to ask for an ACK ([`window_full`]): the tail probe's time, for the
+/// same reasons. Only where the ACK timeout is at least twice as long.
+const WINDOW_PROBE_NS: i64 = 1_000_000;
+
 /// How soon the requester tries again after a packet allocation failed.
 const RETRY_BUILD_NS: i64 = 1_000_000;
 
@@ -88,6 +93,11 @@ pub(crate) struct Timers {
     rnr_until: Option<Now>,
     /// When packets sent without AckReq, and none with it since, get a tail probe.
     tail_due: Option<Now>,
+    /// When a full window that made no progress gets a window probe.
+    probe_due: Option<Now>,
+    /// The window probe was sent: no other until progress or a go-back-N
+    /// resend ([`window_full`]).
+    window_probed: bool,
     /// Retries left (reset to the QP's counts whenever an ACK makes progress).
     retry_left: u8,
     rnr_left: u8,
@@ -133,6 +143,8 @@ impl Timers {
         self.ack_due = None;
         self.rnr_until = None;
         self.tail_due = None;
+        self.probe_due = None;
+        self.window_probed = false;
     }
 }
 
@@ -205,6 +217,37 @@ pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
     }
 }
 
+/// A SEND or WRITE packet was sent that fills a reduced send window (after a
+/// loss; [`crate::proto::window`]): nothing more is sent until an ACK makes
+/// progress. If that packet or its ACK is lost, no later packet comes to make
+/// the responder NAK the gap, and only the ACK timeout recovered: in the loss
+/// test's WRITEs and SENDs, most of their timeouts. So [`WINDOW_PROBE_NS`]
+/// after the window filled, if nothing made progress, the last packet goes
+/// again asking for an ACK ([`req::probe_last`]), as TCP's tail loss probe: the
+/// responder takes it in sequence if it was lost, and answers a duplicate with
+/// an ACK for all it has (C9-105). One probe until progress or a go-back-N
+/// ([`rewound`]): the probe's own packet fills the window again.
+pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
+    if st.timers.probe_due.is_some() || st.timers.window_probed {
+        return;
+    }
+    if ack_timeout(st).is_none_or(|t| t.as_nanos() < 2 * WINDOW_PROBE_NS) {
+        return;
+    }
+    let now = Now::now();
+    let due = now + Delta::from_nanos(WINDOW_PROBE_NS);
+    st.timers.probe_due = Some(due);
+    arm(inner, &mut st.timers, now, due);
+}
+
+/// The requester went back to the oldest unacknowledged PSN (go-back-N after a
+/// NAK, an RNR NAK, a lost READ response or a timeout), or forward to it: the
+/// window probe starts over with the packets sent from there.
+pub(crate) fn rewound(st: &mut QpState_) {
+    st.timers.probe_due = None;
+    st.timers.window_probed = false;
+}
+
 /// The requester could not allocate a packet. Nothing else may come to run it
 /// again (with nothing outstanding no ACK arrives, and the user may be waiting
 /// for a completion, not posting), so the timer runs it 1 ms from now.
@@ -223,6 +266,8 @@ pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
 pub(crate) fn progress(st: &mut QpState_) {
     reset_retries(st);
     st.timers.retrying = false;
+    st.timers.probe_due = None;
+    st.timers.window_probed = false;
     heard(st);
 }
 
@@ -347,6 +392,8 @@ enum Expired {
     RnrDone,
     /// The last packet goes again, asking for the ACK of an unsignaled tail.
     TailProbe,
+    /// The last packet of a full window goes again, asking for an ACK.
+    WindowProbe,
     /// Retries exhausted: fail the oldest WQE with this status.
     Fail(u32),
 }
@@ -365,6 +412,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
             st.timers.ack_due = None;
             st.timers.rnr_until = None;
             st.timers.tail_due = None;
+            st.timers.probe_due = None;
             return;
         }
         let now = Now::now();
@@ -416,6 +464,23 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 }
             }
         }
+        if let Some(due) = st.timers.probe_due {
+            if (now - due).is_negative() {
+                arm(inner, &mut st.timers, now, due);
+            } else {
+                // Spent until progress once sent; the ACK timeout stays the
+                // backstop. Not sent, it may be armed again by the next packet
+                // that fills the window.
+                st.timers.probe_due = None;
+                if matches!(what, Expired::Nothing)
+                    && qp::cur_state(&st) == QpState::Rts
+                    && req::probe_last(&mut st)
+                {
+                    st.timers.window_probed = true;
+                    what = Expired::WindowProbe;
+                }
+            }
+        }
         what
     };
     let stats = &qp.device().data().stats;
@@ -426,6 +491,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         Expired::Nothing => {}
         Expired::RnrDone => stats.inc(Counter::RnrRetries),
         Expired::TailProbe => stats.inc(Counter::TailAckProbes),
+        Expired::WindowProbe => stats.inc(Counter::WindowProbes),
         Expired::Resend => {
             stats.inc(Counter::RetryTimeouts);
             stats.inc(Counter::Retransmits);
