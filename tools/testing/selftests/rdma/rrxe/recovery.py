@@ -68,10 +68,12 @@ exit status is 0 when all passed):
                 then: the delayed ones and the later ones come in through two
                 CPUs' backlogs, and a reordered one asks for the rest of its
                 READ again.
-  retry         the responder never answers (the caller drops every packet): the
-                SEND fails with RETRY_EXC_ERR after retry_cnt 2 local ACK timeouts
-                (timeout 17, 537 ms). An rrxe requester sent it again exactly
-                twice (retry_timeouts).
+  retry         the responder never answers (the caller drops every packet): a
+                3-packet SEND fails with RETRY_EXC_ERR after retry_cnt 2 local
+                ACK timeouts (timeout 17, 537 ms). An rrxe requester sent it
+                again exactly twice (retry_timeouts), and after each timeout
+                its 2 packets filled the reduced window, which got one window
+                probe 1 ms later (window_probes moves by retry_cnt).
   retry7        as retry, with retry_cnt 7 (rrxe requesters only): 7 is a count,
                 not "for ever" as in rdma_rxe, so the SEND fails after exactly
                 7 resends.
@@ -292,16 +294,38 @@ def mixed(a, b, size, chunk):
             expect("mixed READ copy sha256", digest(a.mr, half, half), digest(a.mr, half)))
 
 
+# What an rrxe requester's recovery did in each phase of the transfer.
+PHASE_STATS = ("retransmits", "rcvd_seq_nak", "retry_timeouts", "window_probes")
+
+
+def phase_stats(dev):
+    """PHASE_STATS of `dev`'s port 1 (an empty dict for rdma_rxe)."""
+    if not dev.startswith("rrxe"):
+        return {}
+    words = subprocess.run(["rdma", "statistic", "show", "link", f"{dev}/1"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    return {k: int(v) for k, v in zip(words, words[1:]) if k in PHASE_STATS}
+
+
+def phase_moved(dev, before):
+    """How far PHASE_STATS moved since `before`, for the log."""
+    after = phase_stats(dev)
+    return " (" + ", ".join(f"{k} {after[k] - v}" for k, v in before.items()) + ")" if before else ""
+
+
 def transfer(a, b, mib, dev_a, read_kib):
     size = mib * MIB
     src = os.urandom(size)
     for off in range(0, size, 8 * MIB):
         a.mr.write(src[off:off + 8 * MIB], min(8 * MIB, size - off), off)
     want = hashlib.sha256(src).hexdigest()
+    s0 = phase_stats(dev_a)
     t0 = time.monotonic()
     if not one_sided(a, b, e.IBV_WR_RDMA_WRITE, "WRITE", size, MIB):
         return False
     t1 = time.monotonic()
+    log(f"WRITE {mib} MiB in {t1 - t0:.1f} s{phase_moved(dev_a, s0)}")
+    s0 = phase_stats(dev_a)
     if not expect("WRITE copy sha256", digest(b.mr, size), want):
         return False
     # SEND the same data again, into fresh receives over the cleared copy.
@@ -326,6 +350,8 @@ def transfer(a, b, mib, dev_a, read_kib):
             log(f"SEND: {done}/{mib} sent, {recvd}/{mib} received after 600 s")
             return False
     t2 = time.monotonic()
+    log(f"SEND {mib} MiB in {t2 - t1:.1f} s{phase_moved(dev_a, s0)}")
+    s0 = phase_stats(dev_a)
     if not expect("SEND copy sha256", digest(b.mr, size), want):
         return False
     # READ it back over the cleared source.
@@ -335,7 +361,8 @@ def transfer(a, b, mib, dev_a, read_kib):
     if not one_sided(a, b, e.IBV_WR_RDMA_READ, "READ", size, read_kib * 1024):
         return False
     t3 = time.monotonic()
-    log(f"WRITE {mib} MiB in {t1 - t0:.1f} s, SEND in {t2 - t1:.1f} s, READ in {t3 - t2:.1f} s")
+    log(f"READ {mib} MiB in {t3 - t2:.1f} s{phase_moved(dev_a, s0)}")
+    s0 = phase_stats(dev_a)
     if deferred is not None and not stat(dev_a, "rcv_deferred") > deferred:
         log("rcv_deferred did not move: READ response data was not queued")
         return False
@@ -346,7 +373,8 @@ def transfer(a, b, mib, dev_a, read_kib):
     mixed_mib = min(mib, 16)
     if not mixed(a, b, mixed_mib * MIB, read_kib * 1024):
         return False
-    log(f"WRITE and READ in turn, {mixed_mib} MiB, in {time.monotonic() - t3:.1f} s")
+    log(f"WRITE and READ in turn, {mixed_mib} MiB, in {time.monotonic() - t3:.1f} s"
+        f"{phase_moved(dev_a, s0)}")
     return True
 
 
@@ -665,13 +693,14 @@ def atomics(a, b):
 
 
 def retry(a, b, dev_a, retry_cnt, silence):
-    """A SEND to a silent peer: RETRY_EXC_ERR after retry_cnt resends, or, if
-    `silence`, after 1 s of silence and more resends than that."""
-    names = ("retry_timeouts", "retry_exceeded_err")
+    """A 3-packet SEND to a silent peer: RETRY_EXC_ERR after retry_cnt resends,
+    each with one window probe, or, if `silence`, after 1 s of silence and more
+    resends than that."""
+    names = ("retry_timeouts", "retry_exceeded_err", "window_probes")
     rrxe = dev_a.startswith("rrxe")
     before = {n: stat(dev_a, n) for n in names} if rrxe else {}
     t0 = time.monotonic()
-    a.post(1, e.IBV_WR_SEND, 0, 64)
+    a.post(1, e.IBV_WR_SEND, 0, 3 * 1024)
     if not expect("SEND to a silent peer", a.poll(1, 60), [(1, WC_RETRY_EXC_ERR)]):
         return False
     took = time.monotonic() - t0
@@ -683,8 +712,9 @@ def retry(a, b, dev_a, retry_cnt, silence):
         return (expect("failed no sooner than 1 s", took >= 1.0, True) and
                 expect("more resends than retry_cnt", moved["retry_timeouts"] > retry_cnt, True) and
                 expect("exhausted retries", moved["retry_exceeded_err"], 1))
-    return expect("resends and exhausted retries", moved,
-                  {"retry_timeouts": retry_cnt, "retry_exceeded_err": 1})
+    return expect("resends, window probes and exhausted retries", moved,
+                  {"retry_timeouts": retry_cnt, "retry_exceeded_err": 1,
+                   "window_probes": retry_cnt})
 
 
 def remote_error(a, b, case):

@@ -41,10 +41,11 @@
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
 #    packets in the stack (tx_limit_waits);
-#  - the local ACK timeout: every packet dropped, the SEND fails with
+#  - the local ACK timeout: every packet dropped, a 3-packet SEND fails with
 #    RETRY_EXC_ERR after retry_cnt 2, and for rrxe requesters after retry_cnt
 #    7, which rdma_rxe takes as "for ever", and at a short timeout only after
-#    1 s of silence;
+#    1 s of silence; an rrxe requester probes the window reduced to 2 once
+#    after each timeout (window_probes);
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
 #    read access give REM_ACCESS_ERR, flush the next WR, and flush the
 #    responder's posted receive;
@@ -209,7 +210,7 @@ $NSB rdma link add rrxe1 type rrxe netdev veth1 || diag "rdma link add rrxe1 fai
 pin_neighbours a veth0 b veth1 10.0.0 || diag "permanent neighbours failed"
 
 pairing rrxe0 a veth0 rrxe1 "$MIB" "$MTU"
-for c in retransmits rcvd_seq_nak retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
+for c in retransmits rcvd_seq_nak window_probes retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
 	diag "rrxe0 $c $(stat_of rrxe0 "$c")"
 done
 for c in rcv_duplicate rcv_out_of_seq sent_rnr_nak; do
