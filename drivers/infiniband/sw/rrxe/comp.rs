@@ -198,7 +198,6 @@ pub(crate) fn rewind(st: &mut QpState_) {
     st.sq.req_idx = 0;
     st.sq.req_off = off;
     st.sq.noack = 0;
-    st.sq.probe = false;
     // Every READ and atomic from here on is sent again.
     st.sq.rd_outstanding = 0;
     timer::rewound(st);

@@ -229,9 +229,6 @@ pub(crate) struct SendQueue {
     pub(crate) sent_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
-    /// The next packet is a window probe ([`crate::req::probe_last`]): it asks
-    /// for an ACK.
-    pub(crate) probe: bool,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
     pub(crate) rd_outstanding: u32,
     /// How many PSNs may be outstanding (RC): 128, less after a loss.
@@ -722,7 +719,6 @@ pub(crate) fn create(
                         comp_psn: 0,
                         sent_psn: 0,
                         noack: 0,
-                        probe: false,
                         rd_outstanding: 0,
                         window: SendWindow::new(),
                     },
@@ -1419,7 +1415,6 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
             st.sq.noack = 0;
-            st.sq.probe = false;
             st.sq.rd_outstanding = 0;
             st.sq.window = SendWindow::new();
             st.resp = RespState::default();

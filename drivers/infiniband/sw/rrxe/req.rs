@@ -303,11 +303,8 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         || inner.sq_sig_all
         || resent
         || idx + 1 >= (st.sq.capacity as usize / 2).clamp(1, MAX_WQE_PER_ACK);
-    f.bth.ack_req = rc
-        && ((last && wants_ack)
-            || st.sq.noack + 1 >= MAX_PKT_PER_ACK
-            || fills_window
-            || st.sq.probe);
+    f.bth.ack_req =
+        rc && ((last && wants_ack) || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
     let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
@@ -519,7 +516,6 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     if read {
         st.sq.rd_outstanding += 1;
     }
-    st.sq.probe = false;
     if qp.data().qp_type == qpt::RC {
         timer::sent(qp.data(), st);
         timer::tail(qp.data(), st, ack_req);
@@ -562,37 +558,33 @@ pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
     {
         return false;
     }
-    let idx = st.sq.req_idx - 1;
-    let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) else {
-        return false;
-    };
-    // A SEND or WRITE: not a READ or atomic (they asked), nor a local operation
-    // (it has no packet, and a rewind steps over it).
-    if !w.sent_all || request_kind(w.opcode).is_none() || psn_add(w.last_psn, 1) != st.sq.psn {
-        return false;
-    }
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
-    let off = w.length.saturating_sub(1) / mtu * mtu;
-    st.sq.psn = w.last_psn;
-    st.sq.req_idx = idx;
-    st.sq.req_off = off;
-    true
+    step_back(st)
 }
 
 /// Sets the requester back by one packet, to send the last packet sent again
-/// with AckReq set, as a window probe ([`timer::window_full`]). Returns whether
-/// it did: only while the window is still full, no RNR wait holds the
+/// as a window probe ([`timer::window_full`]): it fills the reduced window
+/// again, so it asks for an ACK (`fills_window` in [`plan`]). Returns whether
+/// it did: only while the reduced window is still full, no RNR wait holds the
 /// requester, no READ or atomic is outstanding (its answers may be on their
 /// way, and the probe's ACK, past it, would have it asked for again) and that
 /// packet is a SEND's or WRITE's.
 pub(crate) fn probe_last(st: &mut QpState_) -> bool {
     let window = st.sq.window.size() as i32;
-    if psn_diff(st.sq.psn, st.sq.comp_psn) < window
+    if !st.sq.window.reduced()
+        || psn_diff(st.sq.psn, st.sq.comp_psn) < window
         || st.sq.rd_outstanding > 0
         || st.timers.rnr_waiting()
     {
         return false;
     }
+    step_back(st)
+}
+
+/// Sets the requester back onto the last packet it sent, if that is a SEND's
+/// or WRITE's: not a READ's or atomic's (they asked for their answer), nor a
+/// local operation's (it has no packet, and a rewind steps over it). Returns
+/// whether it did; nothing changes otherwise.
+fn step_back(st: &mut QpState_) -> bool {
     let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
     let last_psn = psn_add(st.sq.psn, PSN_MASK);
     let (idx, off) = if st.sq.req_off >= mtu {
@@ -617,7 +609,6 @@ pub(crate) fn probe_last(st: &mut QpState_) -> bool {
     st.sq.psn = last_psn;
     st.sq.req_idx = idx;
     st.sq.req_off = off;
-    st.sq.probe = true;
     true
 }
 

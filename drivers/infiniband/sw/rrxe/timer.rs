@@ -143,6 +143,11 @@ impl Timers {
         self.ack_due = None;
         self.rnr_until = None;
         self.tail_due = None;
+        self.window_probe_over();
+    }
+
+    /// The window probe starts over: none armed, none spent.
+    fn window_probe_over(&mut self) {
         self.probe_due = None;
         self.window_probed = false;
     }
@@ -244,8 +249,7 @@ pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
 /// NAK, an RNR NAK, a lost READ response or a timeout), or forward to it: the
 /// window probe starts over with the packets sent from there.
 pub(crate) fn rewound(st: &mut QpState_) {
-    st.timers.probe_due = None;
-    st.timers.window_probed = false;
+    st.timers.window_probe_over();
 }
 
 /// The requester could not allocate a packet. Nothing else may come to run it
@@ -266,8 +270,7 @@ pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
 pub(crate) fn progress(st: &mut QpState_) {
     reset_retries(st);
     st.timers.retrying = false;
-    st.timers.probe_due = None;
-    st.timers.window_probed = false;
+    st.timers.window_probe_over();
     heard(st);
 }
 
