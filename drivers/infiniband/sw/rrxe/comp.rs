@@ -10,7 +10,7 @@
 //! error and the QP with it.
 
 use crate::{
-    device::Rrxe,
+    device::{Rrxe, RrxeDevice},
     mr::SgeCursor,
     proto::{
         hdr::{NakCode, Syndrome},
@@ -18,6 +18,7 @@ use crate::{
         packet::Packet,
         psn::{self, psn_add, psn_diff},
         qp_state::QpState,
+        read_ahead,
     },
     qp::{self, Pending, QpState_},
     req,
@@ -321,23 +322,29 @@ fn answered(st: &mut QpState_, i: usize) {
 }
 
 /// A READ response: placed in the READ's local buffers at its offset. Responses
-/// must come in order; they also acknowledge the WQEs sent before the READ.
+/// must come in order, but one that comes early for the same READ is placed and
+/// kept ([`place_early`]); they also acknowledge the WQEs sent before the READ.
 fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let psn = pkt.bth.psn();
     let inner = qp.data();
     let dev = qp.device().data();
-    let placed = {
+    let (placed, covered) = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
         timer::peer_spoke(&mut st);
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
-                let resend = unexpected_read_response(&mut st, psn);
+                let early = place_early(&mut st, inner.pd_id, dev, pkt);
+                let resend = unexpected_read_response(&mut st, psn, early);
                 drop(st);
                 if resend {
-                    qp.device().data().stats.inc(Counter::Retransmits);
+                    dev.stats.inc(Counter::Retransmits);
                     req::run(qp);
+                }
+                if early.is_some() {
+                    dev.stats.inc(Counter::ReadRespAhead);
+                    return Ok(());
                 }
                 return Err(Counter::RcvOutOfSequence);
             }
@@ -355,15 +362,55 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let off = psn_diff(psn, w.first_psn) as usize * mtu;
         let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
         let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
-        let done = psn == w.last_psn;
-        acknowledge(&mut st, psn_add(psn, 1));
+        let end = psn_add(w.last_psn, 1);
+        // The responses placed early that directly follow this one are taken
+        // with it, never past the READ's last.
+        let mut next = psn_add(psn, 1);
+        if ok {
+            let filled = st.sq.read_ahead.filled(psn);
+            next = if psn_diff(filled, end) > 0 {
+                end
+            } else {
+                filled
+            };
+        }
+        acknowledge(&mut st, next);
         timer::progress(&mut st);
-        if done {
+        if next == end {
             answered(&mut st, i);
         }
-        ok
+        (ok, psn_add(next, 0x00ff_ffff))
     };
-    response_done(qp, psn, placed)
+    response_done(qp, covered, placed)
+}
+
+/// A READ response `pkt` that came before the one expected next (under the QP
+/// lock): placed at its offset if it belongs to the READ that the expected one
+/// answers, and noted, so that the READ is not asked for again from the expected
+/// PSN at once. Placing it again when it is sent again writes the same bytes.
+/// Returns the READ's last PSN if the response was placed and noted.
+fn place_early(st: &mut QpState_, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>) -> Option<u32> {
+    let psn = pkt.bth.psn();
+    let oldest = st.sq.comp_psn;
+    if psn_diff(psn, oldest) <= 0 || psn_diff(psn, st.sq.sent_psn) >= 0 {
+        return None;
+    }
+    let i = answered_wqe(st, oldest, true).ok()?;
+    let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
+        return None;
+    };
+    if w.opcode != op::RDMA_READ || psn_diff(psn, w.last_psn) > 0 {
+        return None;
+    }
+    let last = w.last_psn;
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+    let off = psn_diff(psn, w.first_psn) as usize * mtu;
+    let mut c = SgeCursor::new(dev, pd_id, &w.sgl);
+    if c.skip(off).and_then(|()| c.write(pkt.payload)).is_err() {
+        // The response expected next meets the same error and fails the READ.
+        return None;
+    }
+    st.sq.read_ahead.note(oldest, psn).then_some(last)
 }
 
 /// A READ response that is not the one expected next (under the QP lock). The
@@ -374,15 +421,24 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// answers each with the whole rest of the READ, so the answers to stale requests
 /// never ended and the READ never completed.
 ///
-/// A response past the expected PSN means that one was lost (a responder sends
-/// in PSN order): the READ is asked for again from there at once, as for a PSN
-/// sequence NAK, rather than after the time-out. Only once until a response
-/// makes progress, so reordering cannot resend a window per packet. Returns
-/// whether the requester went back.
-fn unexpected_read_response(st: &mut QpState_, psn: u32) -> bool {
+/// A response past the expected PSN means that one was lost or is late (a
+/// responder sends in PSN order). The READ is asked for again from there, as for
+/// a PSN sequence NAK, rather than after the time-out: at once if the response
+/// could not be placed early, else once it is [`read_ahead::LOSS_SPAN`] PSNs
+/// past the expected one or is the last of its READ (`early` is that READ's last
+/// PSN), so that two swapped responses (but for a READ's last two) cost nothing
+/// and a hole near a READ's end costs no timeout. A QP without an ACK timeout
+/// does not wait: nothing would end the wait if the rest were lost. Only once
+/// until a response makes progress, so reordering cannot resend a window per
+/// packet. Returns whether the requester went back.
+fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<u32>) -> bool {
     timer::heard(st);
     let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
-    if !missing {
+    let may_fill = timer::has_ack_timeout(st)
+        && early.is_some_and(|last| {
+            psn != last && (psn_diff(psn, st.sq.comp_psn) as u32) < read_ahead::LOSS_SPAN
+        });
+    if !missing || may_fill {
         return false;
     }
     match timer::seq_nak(st) {

@@ -12,7 +12,15 @@ mod tests {
     const GROUPS: &[&[&str]] = &[
         &["crc32_", "icrc_"],
         &["opcode_"],
-        &["aeth_", "psn_", "credit_", "rnr_", "retransmit_", "window_"],
+        &[
+            "aeth_",
+            "psn_",
+            "credit_",
+            "rnr_",
+            "retransmit_",
+            "window_",
+            "read_ahead_",
+        ],
         &["qp_"],
         &["parse_", "build_", "packet_"],
         &["answers_"],

@@ -18,6 +18,7 @@ use crate::{
         answers::AtomicReplies,
         psn::{self, psn_add, psn_diff},
         qp_state::{self, QpState, QpType},
+        read_ahead::ReadAhead,
         window::SendWindow,
     },
     queue::{MmapInfo, Queue},
@@ -233,6 +234,8 @@ pub(crate) struct SendQueue {
     pub(crate) rd_outstanding: u32,
     /// How many PSNs may be outstanding (RC): 128, less after a loss.
     pub(crate) window: SendWindow,
+    /// READ responses placed ahead of the oldest missing one (RC).
+    pub(crate) read_ahead: ReadAhead,
 }
 
 /// The responder's place in a multi-packet message.
@@ -721,6 +724,7 @@ pub(crate) fn create(
                         noack: 0,
                         rd_outstanding: 0,
                         window: SendWindow::new(),
+                        read_ahead: ReadAhead::new(),
                     },
                     rq,
                     resp: RespState::default(),
@@ -1405,6 +1409,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.psn = st.attr.sq_psn;
             st.sq.comp_psn = st.attr.sq_psn;
             st.sq.sent_psn = st.attr.sq_psn;
+            st.sq.read_ahead.clear();
         }
         if mask & m::RQ_PSN != 0 {
             st.resp.psn = st.attr.rq_psn;
@@ -1417,6 +1422,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.noack = 0;
             st.sq.rd_outstanding = 0;
             st.sq.window = SendWindow::new();
+            st.sq.read_ahead.clear();
             st.resp = RespState::default();
             st.resp_tx.clear();
             st.atomic_replies.clear();

@@ -73,6 +73,10 @@ pub(crate) enum Counter {
     /// Full reduced windows with no ACK progress for 1 ms whose last packet was
     /// sent again, asking for an ACK ([`crate::timer::window_full`]).
     WindowProbes,
+    /// READ responses that came while an earlier one of the same READ was
+    /// missing, and were placed and kept ([`crate::proto::read_ahead`]),
+    /// rather than dropped.
+    ReadRespAhead,
     /// User posts handed to the QP's work item rather than sent from the
     /// doorbell (`post_handoff`).
     PostHandoffs,
@@ -90,7 +94,7 @@ pub(crate) enum Counter {
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 35] = [
+pub(crate) static DESCS: [StatDesc; 36] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -121,6 +125,7 @@ pub(crate) static DESCS: [StatDesc; 35] = [
     StatDesc::new(c"resp_tx_dropped"),
     StatDesc::new(c"tail_ack_probes"),
     StatDesc::new(c"window_probes"),
+    StatDesc::new(c"read_resp_ahead"),
     StatDesc::new(c"post_handoffs"),
     StatDesc::new(c"rcv_deferred"),
     StatDesc::new(c"rcv_queue_full"),

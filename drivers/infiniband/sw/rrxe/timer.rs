@@ -164,6 +164,11 @@ fn ack_timeout(st: &QpState_) -> Option<Delta> {
     Some(Delta::from_nanos((ns as i64).max(MIN_ACK_TIMEOUT_NS)))
 }
 
+/// Whether the QP has a local ACK timeout (`timeout` 0 means none).
+pub(crate) fn has_ack_timeout(st: &QpState_) -> bool {
+    ack_timeout(st).is_some()
+}
+
 /// Arms the timer to fire at `at`, unless it already fires no later.
 fn arm(inner: &Arc<QpInner>, t: &mut Timers, now: Now, at: Now) {
     if t.dead {

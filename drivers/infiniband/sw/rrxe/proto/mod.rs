@@ -14,6 +14,7 @@
 //! - [`psn`]: PSN/MSN arithmetic and IBTA timer/credit tables.
 //! - [`qp_state`]: modify-QP transition rules (`ib_modify_qp_is_ok`).
 //! - [`answers`]: the RC responder's queue of answers, cut into packets.
+//! - [`read_ahead`]: READ responses that arrived ahead of a missing one.
 //! - [`selftest`]: self-contained test cases shared by `cargo test` and KUnit.
 
 // The driver uses only part of this API and includes the tree as a private module,
@@ -28,5 +29,6 @@ pub mod opcode;
 pub mod packet;
 pub mod psn;
 pub mod qp_state;
+pub mod read_ahead;
 pub mod selftest;
 pub mod window;

@@ -14,6 +14,7 @@ use super::opcode::{self, Transport};
 use super::packet::{self, HeaderFields, ParseError};
 use super::psn;
 use super::qp_state::{attr, modify_is_ok, QpState, QpType};
+use super::read_ahead::{ReadAhead, SPAN};
 use super::window::{SendWindow, MAX_WINDOW, MIN_WINDOW};
 
 /// Result of one case.
@@ -61,6 +62,8 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("packet_addressed", case_packet_addressed),
     ("packet_multicast_group", case_packet_multicast_group),
     ("window_halves_and_grows", case_window_halves_and_grows),
+    ("read_ahead_fills_holes", case_read_ahead_fills_holes),
+    ("read_ahead_bounds", case_read_ahead_bounds),
     ("answers_read_segments", case_answers_read_segments),
     (
         "answers_order_and_ack_merge",
@@ -851,6 +854,58 @@ fn case_window_halves_and_grows() -> CaseResult {
     check(
         w.size() == MAX_WINDOW && !w.reduced(),
         "regrows to the maximum, no further",
+    )
+}
+
+/// READ responses placed early: the one that fills the hole moves the oldest
+/// missing PSN past every noted one that follows it, and notes before the new
+/// oldest are forgotten.
+fn case_read_ahead_fills_holes() -> CaseResult {
+    let mut r = ReadAhead::new();
+    check(r.filled(100) == 101, "nothing noted: one PSN")?;
+    check(r.note(101, 102) && r.note(101, 103), "notes after the hole")?;
+    check(r.note(101, 105), "a second hole")?;
+    check(
+        r.filled(101) == 104,
+        "the hole filled: up to the second hole",
+    )?;
+    check(r.filled(104) == 106, "the second hole filled")?;
+    check(r.filled(106) == 107, "the notes were used up")?;
+    // PSNs wrap at 2^24.
+    check(
+        r.note(0x00ff_fffe, 0x00ff_ffff) && r.note(0x00ff_fffe, 0),
+        "wrap",
+    )?;
+    check(r.filled(0x00ff_fffe) == 1, "filled across the wrap")?;
+    check(r.note(10, 12), "noted")?;
+    r.clear();
+    check(r.filled(10) == 11, "cleared")?;
+    check(r.note(200, 201) && r.filled(200) == 202, "filled")?;
+    // 2^24 PSNs later, with no READ response between, the same PSNs come round.
+    check(
+        r.filled(200) == 201,
+        "notes used up do not come back when the PSNs wrap",
+    )
+}
+
+/// What cannot be noted: the hole itself, PSNs before it, PSNs a span or more
+/// after it; a hole that moved back or jumped past the span forgets the notes.
+fn case_read_ahead_bounds() -> CaseResult {
+    let mut r = ReadAhead::new();
+    check(!r.note(50, 50), "not the hole itself")?;
+    check(!r.note(50, 49), "not before the hole")?;
+    check(!r.note(50, 50 + SPAN), "not a span after it")?;
+    check(r.note(50, 50 + SPAN - 1), "the last PSN of the span")?;
+    check(r.note(50, 51), "noted")?;
+    check(r.filled(40) == 41, "a hole that moved back forgets")?;
+    check(r.note(40, 42), "noted again")?;
+    check(
+        r.filled(40 + SPAN + 1) == 40 + SPAN + 2,
+        "a jump past the span forgets",
+    )?;
+    check(
+        r.note(7, 9) && r.filled(8) == 10,
+        "a hole that moved forward keeps the rest",
     )
 }
 
