@@ -295,7 +295,8 @@ def mixed(a, b, size, chunk):
 
 
 # What an rrxe requester's recovery did in each phase of the transfer.
-PHASE_STATS = ("retransmits", "rcvd_seq_nak", "retry_timeouts", "window_probes")
+PHASE_STATS = ("retransmits", "rcvd_seq_nak", "retry_timeouts", "window_probes",
+               "read_resp_ahead")
 
 
 def phase_stats(dev):

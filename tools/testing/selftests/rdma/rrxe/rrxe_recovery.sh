@@ -9,7 +9,9 @@
 #    NETEM_TO_RXE), RC WRITE and SEND in 1 MiB messages, then READ back in
 #    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
 #    rrxe requester must also queue READ response data received outside its
-#    work item, as netem's delayed packets are: rcv_deferred); rrxe0 ->
+#    work item, as netem's delayed packets are: rcv_deferred, and must place
+#    and keep READ responses that came while an earlier one was missing:
+#    read_resp_ahead); rrxe0 ->
 #    rrxe1 moves RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU
 #    (default 4096; the veths are at MTU 9000); the pairings with rdma_rxe move
 #    RRXE_LOSS_RXE_MIB (default 2) at RRXE_LOSS_RXE_MTU (default 1024), because
@@ -84,9 +86,9 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
 # READ-backlog, shaper, retry_cnt 7 and retry-silence cases and the shapers'
 # drop check (8 lines) for the 2 with rrxe requesting, the deep-SQ case for rrxe
-# to rrxe, the window and SRQ cases for the 2 with rrxe responding, 6 counter
+# to rrxe, the window and SRQ cases for the 2 with rrxe responding, 7 counter
 # checks.
-PLAN=57
+PLAN=58
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -210,7 +212,7 @@ $NSB rdma link add rrxe1 type rrxe netdev veth1 || diag "rdma link add rrxe1 fai
 pin_neighbours a veth0 b veth1 10.0.0 || diag "permanent neighbours failed"
 
 pairing rrxe0 a veth0 rrxe1 "$MIB" "$MTU"
-for c in retransmits rcvd_seq_nak window_probes retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
+for c in retransmits rcvd_seq_nak window_probes read_resp_ahead retry_timeouts rcvd_rnr_nak rnr_retries retry_exceeded_err rnr_retry_exceeded_err; do
 	diag "rrxe0 $c $(stat_of rrxe0 "$c")"
 done
 for c in rcv_duplicate rcv_out_of_seq sent_rnr_nak; do
@@ -226,6 +228,8 @@ check "exhausted retries are counted" sh -c \
 	"[ $(stat_of rrxe0 retry_exceeded_err) -gt 0 ] && [ $(stat_of rrxe0 rnr_retry_exceeded_err) -gt 0 ]"
 check "unsignaled tails got their ACK by a probe (tail_ack_probes)" \
 	[ "$(stat_of rrxe0 tail_ack_probes)" -gt 0 ]
+check "rrxe0 kept READ responses that came past a missing one (read_resp_ahead)" \
+	[ "$(stat_of rrxe0 read_resp_ahead)" -gt 0 ]
 $NSB rdma link del rrxe1
 
 $NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
