@@ -24,7 +24,7 @@ use crate::{
     req,
     stats::Counter,
     timer,
-    wqe::op,
+    wqe::{op, SendWqe},
 };
 use kernel::rdma::verbs::Qp;
 
@@ -358,10 +358,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
             // data.
             return Err(Counter::RcvMalformed);
         }
-        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
-        let off = psn_diff(psn, w.first_psn) as usize * mtu;
-        let mut c = SgeCursor::new(dev, inner.pd_id, &w.sgl);
-        let ok = c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok();
+        let ok = place(&st, w, inner.pd_id, dev, pkt);
         let end = psn_add(w.last_psn, 1);
         // The responses placed early that directly follow this one are taken
         // with it, never past the READ's last.
@@ -403,14 +400,20 @@ fn place_early(st: &mut QpState_, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>
         return None;
     }
     let last = w.last_psn;
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
-    let off = psn_diff(psn, w.first_psn) as usize * mtu;
-    let mut c = SgeCursor::new(dev, pd_id, &w.sgl);
-    if c.skip(off).and_then(|()| c.write(pkt.payload)).is_err() {
+    if !place(st, w, pd_id, dev, pkt) {
         // The response expected next meets the same error and fails the READ.
         return None;
     }
     st.sq.read_ahead.note(oldest, psn).then_some(last)
+}
+
+/// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
+/// its PSN gives. Returns whether it fit and the memory allowed it.
+fn place(st: &QpState_, w: &SendWqe, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+    let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
+    let mut c = SgeCursor::new(dev, pd_id, &w.sgl);
+    c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok()
 }
 
 /// A READ response that is not the one expected next (under the QP lock). The

@@ -153,8 +153,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         Some(Pending::Bad { .. }) if idx == 0 => return Plan::FailHead,
         _ => return Plan::Idle,
     };
-    let window = st.sq.window.size() as i32;
-    if rc && (psn_diff(st.sq.psn, st.sq.comp_psn) >= window || st.timers.rnr_waiting()) {
+    if rc && (window_full_at(st, st.sq.psn) || st.timers.rnr_waiting()) {
         return Plan::Idle;
     }
     let off = st.sq.req_off;
@@ -293,8 +292,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
     // A packet that fills a reduced window asks for an ACK too, or the requester
     // would wait for the ACK timeout whenever the window is smaller than the
     // AckReq interval. A full window keeps rxe's cadence.
-    let fills_window =
-        st.sq.window.reduced() && psn_diff(psn_add(pkt_psn, 1), st.sq.comp_psn) >= window;
+    let fills_window = st.sq.window.reduced() && window_full_at(st, psn_add(pkt_psn, 1));
     // Only a WQE whose completion someone waits for needs its ACK now. The ACK of an
     // unsignaled tail is asked for by a probe if nothing follows ([`probe_tail`]);
     // a packet sent again (go-back-N, or the probe itself) always asks.
@@ -521,11 +519,7 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         timer::tail(qp.data(), st, ack_req);
         // Only a reduced window: a full one asks for ACKs every 64 packets and
         // keeps the timer out of a clean path's way.
-        let window = st.sq.window.size() as i32;
-        if !read
-            && st.sq.window.reduced()
-            && psn_diff(psn_add(pkt_psn, span), st.sq.comp_psn) >= window
-        {
+        if !read && st.sq.window.reduced() && window_full_at(st, psn_add(pkt_psn, span)) {
             timer::window_full(qp.data(), st);
         }
     }
@@ -569,15 +563,19 @@ pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
 /// way, and the probe's ACK, past it, would have it asked for again) and that
 /// packet is a SEND's or WRITE's.
 pub(crate) fn probe_last(st: &mut QpState_) -> bool {
-    let window = st.sq.window.size() as i32;
     if !st.sq.window.reduced()
-        || psn_diff(st.sq.psn, st.sq.comp_psn) < window
+        || !window_full_at(st, st.sq.psn)
         || st.sq.rd_outstanding > 0
         || st.timers.rnr_waiting()
     {
         return false;
     }
     step_back(st)
+}
+
+/// Whether the send window is full once the packets before PSN `next` are sent.
+fn window_full_at(st: &QpState_, next: u32) -> bool {
+    psn_diff(next, st.sq.comp_psn) >= st.sq.window.size() as i32
 }
 
 /// Sets the requester back onto the last packet it sent, if that is a SEND's

@@ -303,9 +303,7 @@ def phase_stats(dev):
     """PHASE_STATS of `dev`'s port 1 (an empty dict for rdma_rxe)."""
     if not dev.startswith("rrxe"):
         return {}
-    words = subprocess.run(["rdma", "statistic", "show", "link", f"{dev}/1"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    return {k: int(v) for k, v in zip(words, words[1:]) if k in PHASE_STATS}
+    return {k: v for k, v in counters(dev).items() if k in PHASE_STATS}
 
 
 def phase_moved(dev, before):
@@ -492,11 +490,16 @@ def details(a, b):
     return ok
 
 
-def stat(dev, name):
-    """Counter `name` of `dev`'s port 1, from `rdma statistic`."""
+def counters(dev):
+    """Every counter of `dev`'s port 1, from `rdma statistic`."""
     words = subprocess.run(["rdma", "statistic", "show", "link", f"{dev}/1"],
                            capture_output=True, text=True, check=True).stdout.split()
-    return next(int(v) for k, v in zip(words, words[1:]) if k == name)
+    return {k: int(v) for k, v in zip(words, words[1:]) if v.isdigit()}
+
+
+def stat(dev, name):
+    """Counter `name` of `dev`'s port 1."""
+    return counters(dev)[name]
 
 
 def handoff(a, b, dev_a):
