@@ -244,10 +244,38 @@ fn nak_limit(st: &QpState_, psn: u32) -> u32 {
     unanswered_before(st, psn).unwrap_or(psn)
 }
 
+/// The sent READ or atomic whose response is expected next, and that response's
+/// PSN: the oldest one not answered, at the oldest unacknowledged PSN or, if
+/// WQEs that need no response come before it, at its first PSN. Its response
+/// acknowledges those WQEs too: the responder executes requests in order, so
+/// it had them all (rxe's `check_psn`, `COMPST_COMP_WQE`). Their ACK may never
+/// come (an unsignaled WRITE asks for none) or be lost, and taking a response
+/// only at the oldest unacknowledged PSN sent the WRITEs and the READ again.
+fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
+    let comp = st.sq.comp_psn;
+    for i in 0..st.sq.pending.len() {
+        let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
+            return None;
+        };
+        // Acknowledged (or answered) and not yet completed.
+        if psn_diff(w.last_psn, comp) < 0 {
+            continue;
+        }
+        if req::needs_response(w) {
+            let at = if psn_diff(w.first_psn, comp) > 0 {
+                w.first_psn
+            } else {
+                comp
+            };
+            return Some((i, at));
+        }
+    }
+    None
+}
+
 /// The sent WQE a response with PSN `psn` answers, if the response is the one
-/// expected next: the first sent WQE whose PSNs reach `psn` (those before it are
-/// acknowledged by the response), which must be a READ (`want_read`) or an atomic
-/// ending at `psn`.
+/// expected next ([`expected_response`]), which must be a READ's (`want_read`)
+/// or an atomic's, ending at `psn`.
 fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, Counter> {
     if !matches!(
         qp::cur_state(st),
@@ -255,30 +283,22 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
     ) {
         return Err(Counter::RcvQpState);
     }
-    if psn != st.sq.comp_psn {
+    let (i, expected) = expected_response(st).ok_or(Counter::RcvOutOfSequence)?;
+    let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|_| psn == expected) else {
         return Err(Counter::RcvOutOfSequence);
+    };
+    let ok = if want_read {
+        // FLUSH and ATOMIC WRITE are answered by one READ response.
+        w.opcode == op::RDMA_READ
+            || (matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) && w.last_psn == psn)
+    } else {
+        matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD) && w.last_psn == psn
+    };
+    if ok {
+        Ok(i)
+    } else {
+        Err(Counter::RcvOutOfSequence)
     }
-    for i in 0..st.sq.pending.len() {
-        let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
-            break;
-        };
-        if psn_diff(w.last_psn, psn) >= 0 {
-            let ok = if want_read {
-                // FLUSH and ATOMIC WRITE are answered by one READ response.
-                w.opcode == op::RDMA_READ
-                    || (matches!(w.opcode, op::FLUSH | op::ATOMIC_WRITE) && w.last_psn == psn)
-            } else {
-                matches!(w.opcode, op::ATOMIC_CMP_AND_SWP | op::ATOMIC_FETCH_AND_ADD)
-                    && w.last_psn == psn
-            };
-            return if ok {
-                Ok(i)
-            } else {
-                Err(Counter::RcvOutOfSequence)
-            };
-        }
-    }
-    Err(Counter::RcvOutOfSequence)
 }
 
 /// After a response's data was placed (or could not be): completes what it
@@ -338,8 +358,12 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
                 let early = place_early(&mut st, inner.pd_id, dev, pkt);
                 let resend = unexpected_read_response(&mut st, psn, early);
                 drop(st);
-                if resend {
+                if let Some(acked) = resend {
                     dev.stats.inc(Counter::Retransmits);
+                    // As after a sequence NAK: what the response acknowledged
+                    // completes, and the requester goes back to the rest.
+                    qp::complete_sent(qp, |w| req::acked_by(w, acked));
+                    rewind(&mut inner.state.lock());
                     req::run(qp);
                 }
                 if early.is_some() {
@@ -385,14 +409,19 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// lock): placed at its offset if it belongs to the READ that the expected one
 /// answers, and noted, so that the READ is not asked for again from the expected
 /// PSN at once. Placing it again when it is sent again writes the same bytes.
-/// Returns the READ's last PSN if the response was placed and noted.
-fn place_early(st: &mut QpState_, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>) -> Option<u32> {
+/// Returns the expected PSN and the READ's last if the response was placed and
+/// noted.
+fn place_early(
+    st: &mut QpState_,
+    pd_id: u32,
+    dev: &RrxeDevice,
+    pkt: &Packet<'_>,
+) -> Option<(u32, u32)> {
     let psn = pkt.bth.psn();
-    let oldest = st.sq.comp_psn;
+    let (i, oldest) = expected_response(st)?;
     if psn_diff(psn, oldest) <= 0 || psn_diff(psn, st.sq.sent_psn) >= 0 {
         return None;
     }
-    let i = answered_wqe(st, oldest, true).ok()?;
     let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
         return None;
     };
@@ -404,7 +433,7 @@ fn place_early(st: &mut QpState_, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>
         // The response expected next meets the same error and fails the READ.
         return None;
     }
-    st.sq.read_ahead.note(oldest, psn).then_some(last)
+    st.sq.read_ahead.note(oldest, psn).then_some((oldest, last))
 }
 
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
@@ -428,29 +457,38 @@ fn place(st: &QpState_, w: &SendWqe, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<
 /// responder sends in PSN order). The READ is asked for again from there, as for
 /// a PSN sequence NAK, rather than after the time-out: at once if the response
 /// could not be placed early, else once it is [`read_ahead::LOSS_SPAN`] PSNs
-/// past the expected one or is the last of its READ (`early` is that READ's last
-/// PSN), so that two swapped responses (but for a READ's last two) cost nothing
-/// and a hole near a READ's end costs no timeout. A QP without an ACK timeout
-/// does not wait: nothing would end the wait if the rest were lost. Only once
-/// until a response makes progress, so reordering cannot resend a window per
-/// packet. Returns whether the requester went back.
-fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<u32>) -> bool {
+/// past the expected one or is the last of its READ (`early` is the expected
+/// PSN and that READ's last), so that two swapped responses (but for a READ's
+/// last two) cost nothing and a hole near a READ's end costs no timeout. A QP
+/// without an ACK timeout does not wait: nothing would end the wait if the rest
+/// were lost. Only once until a response makes progress, so reordering cannot
+/// resend a window per packet.
+///
+/// Returns, if the requester is to go back, the PSN up to which the WQEs are
+/// acknowledged: a response past the expected PSN acknowledges the WQEs before
+/// it as the expected one would ([`expected_response`]), so that they are not
+/// sent again. The caller completes them and then rewinds, as after a NAK.
+fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<(u32, u32)>) -> Option<u32> {
     timer::heard(st);
     let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
     let may_fill = timer::has_ack_timeout(st)
-        && early.is_some_and(|last| {
-            psn != last && (psn_diff(psn, st.sq.comp_psn) as u32) < read_ahead::LOSS_SPAN
+        && early.is_some_and(|(oldest, last)| {
+            psn != last && (psn_diff(psn, oldest) as u32) < read_ahead::LOSS_SPAN
         });
     if !missing || may_fill {
-        return false;
+        return None;
     }
     match timer::seq_nak(st) {
         timer::SeqNak::Resend => {
             st.sq.window.lost();
-            rewind(st);
-            true
+            if let Some((_, at)) = expected_response(st) {
+                if psn_diff(psn, at) > 0 && psn_diff(at, st.sq.comp_psn) > 0 {
+                    st.sq.comp_psn = at;
+                }
+            }
+            Some(psn_add(st.sq.comp_psn, 0x00ff_ffff))
         }
-        timer::SeqNak::Resending => false,
+        timer::SeqNak::Resending => None,
     }
 }
 
