@@ -51,6 +51,17 @@ exit status is 0 when all passed):
                 placed there, not queued for the receive work item
                 (rcv_deferred does not move). A softirq that ksoftirqd runs is
                 outside any worker, so one of three tries must see it.
+  write_read    40 times, an unsignaled 4 KiB WRITE and a signaled READ of what it
+                wrote (32 times) or FETCH_ADD of 1 to one word of DEV_B (8
+                times), posted together at MTU 1024, ACK timeout 18 (1.07 s),
+                on a clean path (rrxe requesters only): the WRITE asks for no
+                ACK, so the READ's first response or the atomic's ACK is the
+                first answer, and it acknowledges the WRITE too (the responder
+                executes requests in order). In one of two tries (TCG may
+                stall the guest past the timeout), no response is taken as
+                out of sequence and nothing is sent again (rcv_out_of_seq and
+                retransmits do not move). Every READ brings back what its
+                WRITE wrote, and the FETCH_ADDs return 0 to 7.
   read_backlog  16 signaled 64 KiB READs at MTU 1024, all 16 in flight
                 (max_rd_atomic 16), ACK timeout 16 (268 ms), on a clean path
                 (rrxe requesters only): all complete with the right data and,
@@ -216,13 +227,16 @@ class Side:
         self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
                                  sg=[SGE(self.mr.buf + off, length, self.mr.lkey)]))
 
-    def post(self, wr_id, opcode, off, length, raddr=0, rkey=0, signaled=True):
+    def wr(self, wr_id, opcode, off, length, raddr=0, rkey=0, signaled=True, next_wr=None):
         wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
                     sg=[SGE(self.mr.buf + off, length, self.mr.lkey)],
-                    send_flags=e.IBV_SEND_SIGNALED if signaled else 0)
+                    send_flags=e.IBV_SEND_SIGNALED if signaled else 0, next_wr=next_wr)
         if opcode in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
             wr.set_wr_rdma(rkey, raddr)
-        self.qp.post_send(wr)
+        return wr
+
+    def post(self, *args, **kw):
+        self.qp.post_send(self.wr(*args, **kw))
 
     def poll(self, n, secs):
         """Up to n completions, waiting at most secs: a list of (wr_id, status)."""
@@ -637,6 +651,44 @@ def held_reads(a, b, count, chunk, netem):
     return expect("held READs", sorted(wcs), [(i, WC_SUCCESS) for i in range(count)])
 
 
+def write_read(a, b, dev_a):
+    chunk, count, atomics = 4096, 32, 8
+    half = count * chunk
+    word = 2 * half
+    names = ("retransmits", "rcv_out_of_seq")
+    for attempt in range(2):
+        src = os.urandom(half)
+        a.mr.write(src + bytes(half + 8 * atomics), word + 8 * atomics, 0)
+        b.mr.write(bytes(8), 8, word)
+        before = {n: stat(dev_a, n) for n in names}
+        for i in range(count + atomics):
+            off = i % count * chunk
+            if i < count:
+                answered = a.wr(2 * i + 1, e.IBV_WR_RDMA_READ, half + off, chunk,
+                                b.mr.buf + off, b.mr.rkey)
+            else:
+                answered = a.wr(2 * i + 1, e.IBV_WR_ATOMIC_FETCH_AND_ADD,
+                                word + 8 * (i - count), 8)
+                answered.set_wr_atomic(b.mr.rkey, b.mr.buf + word, 1, 0)
+            # One post: the READ or atomic follows before the tail probe could
+            # ask for the WRITE's ACK.
+            a.qp.post_send(a.wr(2 * i, e.IBV_WR_RDMA_WRITE, off, chunk, b.mr.buf + off,
+                                b.mr.rkey, signaled=False, next_wr=answered))
+            if not expect(f"WR {2 * i + 1} after its WRITE", a.poll(1, 30),
+                          [(2 * i + 1, WC_SUCCESS)]):
+                return False
+        moved = {n: stat(dev_a, n) - before[n] for n in names}
+        log(f"write_read try {attempt + 1}: {moved}")
+        fetched = list(struct.unpack(f"={atomics}Q", a.mr.read(8 * atomics, word)))
+        if not (expect("READ copies", a.mr.read(half, half) == src, True) and
+                expect("FETCH_ADD originals", fetched, list(range(atomics)))):
+            return False
+        if not any(moved.values()):
+            return True
+    log("in both tries, a response was taken as out of sequence")
+    return False
+
+
 def read_backlog(a, b, dev_a):
     """16 signaled 64 KiB READs, 16 in flight at MTU 1024 (ACK timeout 16, 268
     ms): 1024 responses on a clean path. Posted from the system call, their
@@ -813,7 +865,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         # At 537 ms a try, retry_cnt 2 passes the 1 s of silence too.
         kw = {"timeout": 12 if case == "retry_silence" else 17,
               "retry_cnt": 7 if case == "retry7" else 2}
-    elif case in ("tail", "shaped", "deep_sq"):
+    elif case in ("tail", "shaped", "deep_sq", "write_read"):
         # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
         # deep_sq: the first packets go before DEV_B's QP is ready.
         kw = {"timeout": 18}
@@ -851,6 +903,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return worker_read(a, b, dev_a)
     if case == "read_backlog":
         return read_backlog(a, b, dev_a)
+    if case == "write_read":
+        return write_read(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

@@ -33,6 +33,10 @@
 #    complete in order; so is an unsignaled READ on an idle QP, but not a
 #    signaled one, and the data of its responses, received in the work item,
 #    is placed there, not queued again (rrxe requesters);
+#  - an unsignaled WRITE and a READ of what it wrote or a FETCH_ADD, posted
+#    together on a clean path (rrxe requesters): the READ's first response or
+#    the atomic's ACK acknowledges the WRITE, whose ACK was never asked for, so
+#    no response is out of sequence and nothing is sent again;
 #  - 16 signaled 64 KiB READs in flight at MTU 1024 on a clean path (rrxe
 #    requesters): none is asked for twice (retry_timeouts, in one of two
 #    tries: TCG can stall a responder past the timeout); against rrxe1 the
@@ -84,11 +88,11 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# READ-backlog, shaper, retry_cnt 7 and retry-silence cases and the shapers'
-# drop check (8 lines) for the 2 with rrxe requesting, the deep-SQ case for rrxe
-# to rrxe, the window and SRQ cases for the 2 with rrxe responding, 7 counter
-# checks.
-PLAN=58
+# WRITE-then-READ, READ-backlog, shaper, retry_cnt 7 and retry-silence cases
+# and the shapers' drop check (9 lines) for the 2 with rrxe requesting, the
+# deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
+# responding, 7 counter checks.
+PLAN=60
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -164,6 +168,7 @@ details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MS
 		BACKLOG_NETEM=$netem rcases "$a" "$b" "handoff=$p: a post behind an RNR-held SEND goes to the work item, and both complete in order;\
 unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
 worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
+write_read=$p: a READ's response or an atomic's ACK acknowledges the unsignaled WRITE before it: nothing is sent again;\
 read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
