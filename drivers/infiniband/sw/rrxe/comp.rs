@@ -141,7 +141,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     }
     match action {
         Action::Ack(p) => {
-            qp::complete_sent(qp, |w| req::acked_by(w, p));
+            qp::complete_sent(qp, |w| req::answered_by(w, p));
             if ahead {
                 // The ACK covers what is being sent again: skip it.
                 rewind(&mut inner.state.lock());
@@ -150,7 +150,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         }
         Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
             // Everything before the NAKed PSN arrived.
-            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(p, 0x00ff_ffff)));
+            qp::complete_sent(qp, |w| req::answered_by(w, psn_add(p, 0x00ff_ffff)));
             rewind(&mut inner.state.lock());
             stats.inc(Counter::Retransmits);
             if matches!(action, Action::RnrWait(_)) {
@@ -163,7 +163,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         Action::Fail(status) => {
             // WQEs that ended before the NAKed PSN were delivered: they complete
             // first (rxe's check_psn), and only the NAKed one fails.
-            qp::complete_sent(qp, |w| req::acked_by(w, psn_add(psn, 0x00ff_ffff)));
+            qp::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
             if status == timer::WC_RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
@@ -244,13 +244,15 @@ fn nak_limit(st: &QpState_, psn: u32) -> u32 {
     unanswered_before(st, psn).unwrap_or(psn)
 }
 
-/// The sent READ or atomic whose response is expected next, and that response's
-/// PSN: the oldest one not answered, at the oldest unacknowledged PSN or, if
-/// WQEs that need no response come before it, at its first PSN. Its response
-/// acknowledges those WQEs too: the responder executes requests in order, so
-/// it had them all (rxe's `check_psn`, `COMPST_COMP_WQE`). Their ACK may never
-/// come (an unsignaled WRITE asks for none) or be lost, and taking a response
-/// only at the oldest unacknowledged PSN sent the WRITEs and the READ again.
+/// The sent WQE whose response is expected next (a READ, an atomic, a FLUSH or
+/// an ATOMIC WRITE: [`req::needs_response`]), and that response's PSN: the
+/// oldest one not answered, at the oldest unacknowledged PSN or, if only
+/// unacknowledged WQEs that need no response come before it, at its first PSN.
+/// Its response acknowledges those WQEs too: the responder executes requests
+/// in order, so it had them all (rxe's `check_psn`, `COMPST_COMP_WQE`). Their
+/// ACK may never come (an unsignaled WRITE asks for none) or be lost, and
+/// taking a response only at the oldest unacknowledged PSN sent the WRITEs and
+/// the READ again.
 fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
     let comp = st.sq.comp_psn;
     for i in 0..st.sq.pending.len() {
@@ -274,8 +276,9 @@ fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
 }
 
 /// The sent WQE a response with PSN `psn` answers, if the response is the one
-/// expected next ([`expected_response`]), which must be a READ's (`want_read`)
-/// or an atomic's, ending at `psn`.
+/// expected next ([`expected_response`]): a READ response (`want_read`) of a
+/// READ, or of a FLUSH or ATOMIC WRITE ending at `psn`, or an atomic ACK of an
+/// atomic ending at `psn`.
 fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, Counter> {
     if !matches!(
         qp::cur_state(st),
@@ -302,13 +305,18 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
 }
 
 /// After a response's data was placed (or could not be): completes what it
-/// answers, or fails the QP, and lets the requester go on.
-fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool) -> Result<(), Counter> {
+/// answers, or fails the QP, and lets the requester go on. `ahead`: the
+/// response acknowledged PSNs that the requester, set back by a rewind, has
+/// yet to send again; it skips them, as after such an ACK in [`receive`].
+fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(), Counter> {
     if !placed {
         qp::fail_front(qp, qp::WC_LOC_PROT_ERR);
         return Err(Counter::RcvLocalAccessError);
     }
     qp::complete_sent(qp, |w| req::answered_by(w, psn));
+    if ahead {
+        rewind(&mut qp.data().state.lock());
+    }
     req::run(qp);
     Ok(())
 }
@@ -348,7 +356,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let psn = pkt.bth.psn();
     let inner = qp.data();
     let dev = qp.device().data();
-    let (placed, covered) = {
+    let (placed, covered, ahead) = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
         timer::peer_spoke(&mut st);
@@ -362,7 +370,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
                     dev.stats.inc(Counter::Retransmits);
                     // As after a sequence NAK: what the response acknowledged
                     // completes, and the requester goes back to the rest.
-                    qp::complete_sent(qp, |w| req::acked_by(w, acked));
+                    qp::complete_sent(qp, |w| req::answered_by(w, acked));
                     rewind(&mut inner.state.lock());
                     req::run(qp);
                 }
@@ -400,9 +408,10 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         if next == end {
             answered(&mut st, i);
         }
-        (ok, psn_add(next, 0x00ff_ffff))
+        let ahead = psn_diff(next, st.sq.psn) > 0;
+        (ok, psn_add(next, 0x00ff_ffff), ahead)
     };
-    response_done(qp, covered, placed)
+    response_done(qp, covered, placed, ahead)
 }
 
 /// A READ response `pkt` that came before the one expected next (under the QP
@@ -464,10 +473,10 @@ fn place(st: &QpState_, w: &SendWqe, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<
 /// were lost. Only once until a response makes progress, so reordering cannot
 /// resend a window per packet.
 ///
-/// Returns, if the requester is to go back, the PSN up to which the WQEs are
-/// acknowledged: a response past the expected PSN acknowledges the WQEs before
-/// it as the expected one would ([`expected_response`]), so that they are not
-/// sent again. The caller completes them and then rewinds, as after a NAK.
+/// Returns, if the requester is to go back, the last PSN acknowledged: a
+/// response past the expected PSN acknowledges the WQEs before it as the
+/// expected one would ([`expected_response`]), so that they are not sent
+/// again. The caller completes them and then rewinds, as after a NAK.
 fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<(u32, u32)>) -> Option<u32> {
     timer::heard(st);
     let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
@@ -499,7 +508,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
     let orig = pkt.atmack.ok_or(Counter::RcvMalformed)?.orig();
     let inner = qp.data();
     let dev = qp.device().data();
-    let placed = {
+    let (placed, ahead) = {
         let mut st = inner.state.lock();
         crate::resp::from_peer(&st, ip)?;
         timer::peer_spoke(&mut st);
@@ -513,7 +522,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
         acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
         answered(&mut st, i);
-        ok
+        (ok, psn_diff(psn_add(psn, 1), st.sq.psn) > 0)
     };
-    response_done(qp, psn, placed)
+    response_done(qp, psn, placed, ahead)
 }
