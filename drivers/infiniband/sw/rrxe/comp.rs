@@ -124,7 +124,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                 } else {
                     timer::heard(&mut st);
                 }
-                ahead = psn_diff(st.sq.comp_psn, st.sq.psn) > 0;
+                ahead = requester_behind(&st);
             }
             Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
                 if psn_diff(p, st.sq.comp_psn) > 0 {
@@ -150,8 +150,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         }
         Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
             // Everything before the NAKed PSN arrived.
-            qp::complete_sent(qp, |w| req::answered_by(w, psn_add(p, 0x00ff_ffff)));
-            rewind(&mut inner.state.lock());
+            go_back(qp, psn_add(p, 0x00ff_ffff));
             stats.inc(Counter::Retransmits);
             if matches!(action, Action::RnrWait(_)) {
                 // The timer runs the requester when the wait is over.
@@ -172,6 +171,14 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// After a NAK, or a READ response that says one was lost (outside the QP
+/// lock): completes the WQEs acknowledged up to PSN `acked`, then [`rewind`]s,
+/// so that the requester does not send them again.
+fn go_back(qp: &Qp<Rrxe>, acked: u32) {
+    qp::complete_sent(qp, |w| req::answered_by(w, acked));
+    rewind(&mut qp.data().state.lock());
 }
 
 /// Goes back to send again from the oldest unacknowledged PSN (go-back-N after a
@@ -204,34 +211,19 @@ pub(crate) fn rewind(st: &mut QpState_) {
     timer::rewound(st);
 }
 
-/// Where to send again from if an ACK with PSN `psn` reaches a READ or atomic
-/// that was not answered: its response was lost (an implied NAK, rxe's
-/// `COMPST_ERROR_RETRY`). An ACK that ends inside or at the end of a READ's
-/// PSNs counts too: the responder ACKs a repeated WRITE with the last PSN it
+/// Where to send again from if an ACK with PSN `psn` reaches the READ or
+/// atomic whose response is expected next ([`expected_response`]): it was
+/// lost (an implied NAK, rxe's `COMPST_ERROR_RETRY`). An ACK that ends inside
+/// or at the end of a READ's PSNs counts too: the responder ACKs a repeated WRITE with the last PSN it
 /// took, which may be a READ's, and that says nothing of the READ's
 /// responses. Acknowledging up to it left the READ before the oldest
 /// unacknowledged PSN, and then no response to it was ever taken.
 fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
-    for i in 0..st.sq.pending.len() {
-        let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
-            break;
-        };
-        if psn_diff(psn, w.first_psn) < 0 {
-            return None;
-        }
-        if req::needs_response(w) && psn_diff(w.last_psn, st.sq.comp_psn) >= 0 {
-            let first = if psn_diff(w.first_psn, st.sq.comp_psn) > 0 {
-                w.first_psn
-            } else {
-                st.sq.comp_psn
-            };
-            return Some(first);
-        }
-        if psn_diff(w.last_psn, psn) >= 0 {
-            return None;
-        }
+    let (i, at) = expected_response(st)?;
+    match st.sq.pending.get(i) {
+        Some(Pending::Wqe(w)) if psn_diff(psn, w.first_psn) >= 0 => Some(at),
+        _ => None,
     }
-    None
 }
 
 /// What a NAK with PSN `psn` acknowledges: the PSNs before it, but not past a
@@ -287,9 +279,12 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
         return Err(Counter::RcvQpState);
     }
     let (i, expected) = expected_response(st).ok_or(Counter::RcvOutOfSequence)?;
-    let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|_| psn == expected) else {
+    let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
         return Err(Counter::RcvOutOfSequence);
     };
+    if psn != expected {
+        return Err(Counter::RcvOutOfSequence);
+    }
     let ok = if want_read {
         // FLUSH and ATOMIC WRITE are answered by one READ response.
         w.opcode == op::RDMA_READ
@@ -319,6 +314,12 @@ fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(
     }
     req::run(qp);
     Ok(())
+}
+
+/// Whether the oldest unacknowledged PSN is past the requester's place: after a
+/// rewind, an answer acknowledged packets it has yet to send again.
+fn requester_behind(st: &QpState_) -> bool {
+    psn_diff(st.sq.comp_psn, st.sq.psn) > 0
 }
 
 /// A response acknowledged every PSN before `next`: the oldest unacknowledged PSN
@@ -368,10 +369,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
                 drop(st);
                 if let Some(acked) = resend {
                     dev.stats.inc(Counter::Retransmits);
-                    // As after a sequence NAK: what the response acknowledged
-                    // completes, and the requester goes back to the rest.
-                    qp::complete_sent(qp, |w| req::answered_by(w, acked));
-                    rewind(&mut inner.state.lock());
+                    go_back(qp, acked);
                     req::run(qp);
                 }
                 if early.is_some() {
@@ -408,8 +406,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         if next == end {
             answered(&mut st, i);
         }
-        let ahead = psn_diff(next, st.sq.psn) > 0;
-        (ok, psn_add(next, 0x00ff_ffff), ahead)
+        (ok, psn_add(next, 0x00ff_ffff), requester_behind(&st))
     };
     response_done(qp, covered, placed, ahead)
 }
@@ -522,7 +519,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
         acknowledge(&mut st, psn_add(psn, 1));
         timer::progress(&mut st);
         answered(&mut st, i);
-        (ok, psn_diff(psn_add(psn, 1), st.sq.psn) > 0)
+        (ok, requester_behind(&st))
     };
     response_done(qp, psn, placed, ahead)
 }
