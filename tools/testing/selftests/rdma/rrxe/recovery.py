@@ -453,10 +453,8 @@ def deep_sq(a, b):
     a.mr.write(pattern, DEEP_SQ, 0)
     wrs = []
     for i in range(DEEP_SQ):
-        wr = SendWR(wr_id=i, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
-                    sg=[SGE(a.mr.buf + i, 1, a.mr.lkey)],
-                    send_flags=e.IBV_SEND_SIGNALED if i % 1000 == 999 else 0)
-        wr.set_wr_rdma(b.mr.rkey, b.mr.buf + i)
+        wr = a.wr(i, e.IBV_WR_RDMA_WRITE, i, 1, b.mr.buf + i, b.mr.rkey,
+                  signaled=i % 1000 == 999)
         if wrs:
             wrs[-1].next_wr = wr
         wrs.append(wr)
@@ -731,8 +729,7 @@ def atomics(a, b):
     a.mr.write(bytes(8 * ATOMICS), 8 * ATOMICS, 0)
 
     def post(i):
-        wr = SendWR(wr_id=i, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1,
-                    sg=[SGE(a.mr.buf + 8 * i, 8, a.mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+        wr = a.wr(i, e.IBV_WR_ATOMIC_FETCH_AND_ADD, 8 * i, 8)
         wr.set_wr_atomic(b.mr.rkey, b.mr.buf, 1, 0)
         a.qp.post_send(wr)
 
