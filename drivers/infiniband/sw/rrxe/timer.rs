@@ -386,6 +386,25 @@ fn put_off(inner: &Arc<QpInner>, st: &mut QpState_, now: Now) -> Option<Now> {
     Some(next)
 }
 
+/// Whether the deadline `due` picks from the timers has passed: then it is
+/// cleared. One still ahead keeps the timer armed for it.
+fn passed(
+    inner: &Arc<QpInner>,
+    t: &mut Timers,
+    now: Now,
+    due: fn(&mut Timers) -> &mut Option<Now>,
+) -> bool {
+    let Some(at) = *due(t) else {
+        return false;
+    };
+    if (now - at).is_negative() {
+        arm(inner, t, now, at);
+        return false;
+    }
+    *due(t) = None;
+    true
+}
+
 /// Whether the peer has been silent long enough for the retries to run out.
 fn silent_long(t: &Timers, now: Now) -> bool {
     t.silent_since
@@ -417,10 +436,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
             qp::cur_state(&st),
             QpState::Rts | QpState::Sqd | QpState::Sqe
         ) {
-            st.timers.ack_due = None;
-            st.timers.rnr_until = None;
-            st.timers.tail_due = None;
-            st.timers.probe_due = None;
+            st.timers.forget();
             return;
         }
         let now = Now::now();
@@ -458,36 +474,25 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 what = Expired::Resend;
             }
         }
-        if let Some(due) = st.timers.tail_due {
-            if (now - due).is_negative() {
-                arm(inner, &mut st.timers, now, due);
-            } else {
-                st.timers.tail_due = None;
-                // Only an RTS requester sends; elsewhere the tail waits for RTS.
-                if matches!(what, Expired::Nothing)
-                    && qp::cur_state(&st) == QpState::Rts
-                    && req::probe_tail(&mut st)
-                {
-                    what = Expired::TailProbe;
-                }
-            }
+        // A probe is sent only by an RTS requester (elsewhere the tail waits
+        // for RTS), and only one per expiry. Once sent, the window probe is
+        // spent until progress, and the ACK timeout stays the backstop. Not
+        // sent, it may be armed again by the next packet that fills the window.
+        let may_probe = |st: &QpState_, what: &Expired| {
+            matches!(what, Expired::Nothing) && qp::cur_state(st) == QpState::Rts
+        };
+        if passed(inner, &mut st.timers, now, |t| &mut t.tail_due)
+            && may_probe(&st, &what)
+            && req::probe_tail(&mut st)
+        {
+            what = Expired::TailProbe;
         }
-        if let Some(due) = st.timers.probe_due {
-            if (now - due).is_negative() {
-                arm(inner, &mut st.timers, now, due);
-            } else {
-                // Spent until progress once sent; the ACK timeout stays the
-                // backstop. Not sent, it may be armed again by the next packet
-                // that fills the window.
-                st.timers.probe_due = None;
-                if matches!(what, Expired::Nothing)
-                    && qp::cur_state(&st) == QpState::Rts
-                    && req::probe_last(&mut st)
-                {
-                    st.timers.window_probed = true;
-                    what = Expired::WindowProbe;
-                }
-            }
+        if passed(inner, &mut st.timers, now, |t| &mut t.probe_due)
+            && may_probe(&st, &what)
+            && req::probe_last(&mut st)
+        {
+            st.timers.window_probed = true;
+            what = Expired::WindowProbe;
         }
         what
     };
