@@ -205,6 +205,8 @@ pub(crate) fn rewind(st: &mut QpState_) {
     st.sq.psn = psn;
     st.sq.req_idx = 0;
     st.sq.req_off = off;
+    // The resend sends the oldest packet first anyway.
+    st.sq.probe_oldest = false;
     st.sq.noack = 0;
     // Every READ and atomic from here on is sent again.
     st.sq.rd_outstanding = 0;

@@ -236,6 +236,10 @@ pub(crate) struct SendQueue {
     pub(crate) window: SendWindow,
     /// READ responses placed ahead of the oldest missing one (RC).
     pub(crate) read_ahead: ReadAhead,
+    /// A window probe asked for the oldest unacknowledged packet: the
+    /// requester's next step sends it out of turn before it goes on
+    /// ([`crate::req::probe_window`]).
+    pub(crate) probe_oldest: bool,
 }
 
 /// The responder's place in a multi-packet message.
@@ -725,6 +729,7 @@ pub(crate) fn create(
                         rd_outstanding: 0,
                         window: SendWindow::new(),
                         read_ahead: ReadAhead::new(),
+                        probe_oldest: false,
                     },
                     rq,
                     resp: RespState::default(),
@@ -1406,6 +1411,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             crate::timer::reset_retries(&mut st);
         }
         if mask & m::SQ_PSN != 0 {
+            st.sq.probe_oldest = false;
             st.sq.psn = st.attr.sq_psn;
             st.sq.comp_psn = st.attr.sq_psn;
             st.sq.sent_psn = st.attr.sq_psn;
@@ -1417,6 +1423,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if new == QpState::Reset {
             // Back to a clean QP: fetched WQEs are dropped without completions.
             st.sq.pending.clear();
+            st.sq.probe_oldest = false;
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
             st.sq.noack = 0;

@@ -141,7 +141,7 @@ fn request_kind(opcode: u32) -> Option<RequestKind> {
     })
 }
 
-fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
+fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
     let inner = qp.data();
     let dev = qp.device();
     let qpn = qp.qp_num();
@@ -301,8 +301,12 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_) -> Plan {
         || inner.sq_sig_all
         || resent
         || idx + 1 >= (st.sq.capacity as usize / 2).clamp(1, MAX_WQE_PER_ACK);
-    f.bth.ack_req =
-        rc && ((last && wants_ack) || st.sq.noack + 1 >= MAX_PKT_PER_ACK || fills_window);
+    // So does a packet sent out of turn as a probe.
+    f.bth.ack_req = rc
+        && ((last && wants_ack)
+            || st.sq.noack + 1 >= MAX_PKT_PER_ACK
+            || fills_window
+            || out_of_turn);
     let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
@@ -459,8 +463,29 @@ fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
     Some(Next::Local(psn_add(st.sq.comp_psn, 0x00ff_ffff)))
 }
 
-/// Picks and builds the next packet, then moves the requester past it.
+/// Picks and builds the next packet, then moves the requester past it. If a
+/// window probe asked for the oldest unacknowledged packet, that one goes
+/// first, out of turn, and the requester stays where it was. Its place is
+/// found and given back in one hold of the QP lock: left set across the lock,
+/// a completion in between would shift the WQE it names, and an ACK would
+/// find the requester behind and send a window again.
 fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
+    // Progress since the probe was set up ended the go-back-N it was for.
+    if core::mem::take(&mut st.sq.probe_oldest) && timer::retrying(st) {
+        if let Some(at) = oldest_place(st) {
+            let place = (st.sq.psn, st.sq.req_idx, st.sq.req_off);
+            (st.sq.psn, st.sq.req_idx, st.sq.req_off) = at;
+            let next = next_packet_at(qp, st, true);
+            (st.sq.psn, st.sq.req_idx, st.sq.req_off) = place;
+            return next;
+        }
+    }
+    next_packet_at(qp, st, false)
+}
+
+/// [`next_packet`] from the requester's place, `out_of_turn` for a probe's
+/// packet, which asks for an ACK.
+fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
     if let Some(next) = next_local(qp, st) {
         return next;
     }
@@ -479,7 +504,7 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         }
     }
     let (off, pkt_psn) = (st.sq.req_off, st.sq.psn);
-    let (built, n, last, ack_req, span, read) = match plan(qp, st) {
+    let (built, n, last, ack_req, span, read) = match plan(qp, st, out_of_turn) {
         Plan::Packet {
             built,
             n,
@@ -499,6 +524,10 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
             return Next::Idle;
         }
         Plan::FailHead => return Next::FailHead,
+        // A probe's packet behind the requester's place is not refused there:
+        // the requester would go on past the refused WQE. The go-back-N that
+        // reaches it refuses it.
+        Plan::Refuse(..) if out_of_turn => return Next::Again,
         Plan::Refuse(wr_id, why) => return refuse(st, idx, wr_id, why),
     };
     if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(idx) {
@@ -518,8 +547,11 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
         timer::sent(qp.data(), st);
         timer::tail(qp.data(), st, ack_req);
         // Only a reduced window: a full one asks for ACKs every 64 packets and
-        // keeps the timer out of a clean path's way.
-        if !read && st.sq.window.reduced() && window_full_at(st, psn_add(pkt_psn, span)) {
+        // keeps the timer out of a clean path's way. The resend of a go-back-N
+        // that caught up with what was sent before is probed too, full or not.
+        let end = psn_add(pkt_psn, span);
+        let filled = st.sq.window.reduced() && window_full_at(st, end);
+        if !read && (filled || (timer::retrying(st) && end == st.sq.sent_psn)) {
             timer::window_full(qp.data(), st);
         }
     }
@@ -555,22 +587,74 @@ pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
     step_back(st)
 }
 
+/// Which packet a window probe sends again ([`probe_window`]).
+pub(crate) enum WindowProbe {
+    /// The last packet sent.
+    Last,
+    /// The oldest unacknowledged packet, then the last ([`oldest_place`]).
+    Oldest,
+}
+
 /// Sets the requester back by one packet, to send the last packet sent again
 /// as a window probe ([`timer::window_full`]): it fills the reduced window
-/// again, so it asks for an ACK (`fills_window` in [`plan`]). Returns whether
-/// it did: only while the reduced window is still full, no RNR wait holds the
-/// requester, no READ or atomic is outstanding (its answers may be on their
-/// way, and the probe's ACK, past it, would have it asked for again) and that
-/// packet is a SEND's or WRITE's.
-pub(crate) fn probe_last(st: &mut QpState_) -> bool {
-    if !st.sq.window.reduced()
-        || !window_full_at(st, st.sq.psn)
-        || st.sq.rd_outstanding > 0
-        || st.timers.rnr_waiting()
-    {
-        return false;
+/// again, so it asks for an ACK (`fills_window` in [`plan`]). Returns which
+/// probe it set up, if any: only while no RNR wait holds the requester, no
+/// READ or atomic is outstanding (its answers may be on their way, and the
+/// probe's ACK, past it, would have it asked for again) and the packets are a
+/// SEND's or WRITE's.
+///
+/// After a go-back-N that made no progress yet, full window or not, the oldest
+/// unacknowledged packet goes first, out of turn ([`oldest_place`]), and then
+/// the last one, if that is not the same packet and can be stepped back to. A
+/// responder NAKs a gap once (rdma_rxe too): if the first packet a go-back-N
+/// sent again is lost as well, it drops the rest of the resend without a
+/// word, and the last packet too; only the ACK timeout recovered. The oldest
+/// fills that gap, and the last, sent after it, fills a gap there or makes the
+/// responder NAK the next one. Otherwise only while the reduced window is
+/// still full.
+pub(crate) fn probe_window(st: &mut QpState_) -> Option<WindowProbe> {
+    if st.sq.rd_outstanding > 0 || st.timers.rnr_waiting() {
+        return None;
     }
-    step_back(st)
+    if timer::retrying(st) {
+        let last = step_back(st);
+        if psn_diff(st.sq.psn, st.sq.comp_psn) > 0 && oldest_place(st).is_some() {
+            st.sq.probe_oldest = true;
+            return Some(WindowProbe::Oldest);
+        }
+        return last.then_some(WindowProbe::Last);
+    }
+    if !st.sq.window.reduced() || !window_full_at(st, st.sq.psn) {
+        return None;
+    }
+    step_back(st).then_some(WindowProbe::Last)
+}
+
+/// The requester's place (`psn`, `req_idx`, `req_off`) for the oldest
+/// unacknowledged packet, if something is outstanding and that packet is a
+/// SEND's or WRITE's.
+fn oldest_place(st: &QpState_) -> Option<(u32, usize, u32)> {
+    let comp = st.sq.comp_psn;
+    if psn_diff(st.sq.sent_psn, comp) <= 0 {
+        return None;
+    }
+    // The first WQE not acknowledged in full; one still being sent has no last
+    // PSN yet.
+    let (i, w) = (0..st.sq.pending.len())
+        .find_map(|i| match st.sq.pending.get(i) {
+            Some(Pending::Wqe(w)) if w.sent_all && psn_diff(w.last_psn, comp) < 0 => None,
+            Some(Pending::Wqe(w)) if w.started => Some(Some((i, w))),
+            _ => Some(None),
+        })
+        .flatten()?;
+    if request_kind(w.opcode).is_none() || needs_response(w) {
+        return None;
+    }
+    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    Some(match psn_diff(comp, w.first_psn) {
+        into if into > 0 => (comp, i, into as u32 * mtu),
+        _ => (w.first_psn, i, 0),
+    })
 }
 
 /// Whether the send window is full once the packets before PSN `next` are sent.

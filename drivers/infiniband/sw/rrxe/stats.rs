@@ -91,10 +91,14 @@ pub(crate) enum Counter {
     /// Times a requester or responder stopped because its QP had
     /// [`crate::qp::TX_IN_FLIGHT_MAX`] packets in the stack.
     TxLimitWaits,
+    /// Window probes that sent the oldest unacknowledged packet out of turn
+    /// before the last, after a go-back-N that made no progress
+    /// ([`crate::req::probe_window`]).
+    ResendProbes,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 36] = [
+pub(crate) static DESCS: [StatDesc; 37] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -131,6 +135,7 @@ pub(crate) static DESCS: [StatDesc; 36] = [
     StatDesc::new(c"rcv_queue_full"),
     StatDesc::new(c"send_no_mem"),
     StatDesc::new(c"tx_limit_waits"),
+    StatDesc::new(c"resend_probes"),
 ];
 
 /// The counters of one device.

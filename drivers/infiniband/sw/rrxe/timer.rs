@@ -233,10 +233,16 @@ pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
 /// the responder NAK the gap, and only the ACK timeout recovered: in the loss
 /// test's WRITEs and SENDs, most of their timeouts. So [`WINDOW_PROBE_NS`]
 /// after the window filled, if nothing made progress, the last packet goes
-/// again asking for an ACK ([`req::probe_last`]), as TCP's tail loss probe: the
+/// again asking for an ACK ([`req::probe_window`]), as TCP's tail loss probe: the
 /// responder takes it in sequence if it was lost, and answers a duplicate with
 /// an ACK for all it has (C9-105). One probe until progress or a go-back-N
 /// ([`rewound`]): the probe's own packet fills the window again.
+///
+/// Also called when the resend of a go-back-N catches up with what was sent
+/// before. If the first packet sent again is lost too, the responder, which
+/// NAKs a gap once, drops the rest of the resend and the last packet's probe
+/// without a word; so while no progress followed the go-back, the probe sends
+/// the oldest unacknowledged packet first, and the last after it.
 pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
     if st.timers.probe_due.is_some() || st.timers.window_probed {
         return;
@@ -297,6 +303,11 @@ pub(crate) fn heard(st: &mut QpState_) {
 /// after the timer next fires.
 pub(crate) fn peer_spoke(st: &mut QpState_) {
     st.timers.spoke = true;
+}
+
+/// Whether a go-back-N resend is under way that made no progress yet.
+pub(crate) fn retrying(st: &QpState_) -> bool {
+    st.timers.retrying
 }
 
 /// What to do with a PSN sequence NAK.
@@ -419,8 +430,8 @@ enum Expired {
     RnrDone,
     /// The last packet goes again, asking for the ACK of an unsignaled tail.
     TailProbe,
-    /// The last packet of a full window goes again, asking for an ACK.
-    WindowProbe,
+    /// A window probe: packets sent again, asking for an ACK.
+    WindowProbe(req::WindowProbe),
     /// Retries exhausted: fail the oldest WQE with this status.
     Fail(u32),
 }
@@ -487,12 +498,11 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         {
             what = Expired::TailProbe;
         }
-        if passed(inner, &mut st.timers, now, |t| &mut t.probe_due)
-            && may_probe(&st, &what)
-            && req::probe_last(&mut st)
-        {
-            st.timers.window_probed = true;
-            what = Expired::WindowProbe;
+        if passed(inner, &mut st.timers, now, |t| &mut t.probe_due) && may_probe(&st, &what) {
+            if let Some(probe) = req::probe_window(&mut st) {
+                st.timers.window_probed = true;
+                what = Expired::WindowProbe(probe);
+            }
         }
         what
     };
@@ -504,7 +514,12 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         Expired::Nothing => {}
         Expired::RnrDone => stats.inc(Counter::RnrRetries),
         Expired::TailProbe => stats.inc(Counter::TailAckProbes),
-        Expired::WindowProbe => stats.inc(Counter::WindowProbes),
+        Expired::WindowProbe(probe) => {
+            stats.inc(Counter::WindowProbes);
+            if matches!(probe, req::WindowProbe::Oldest) {
+                stats.inc(Counter::ResendProbes);
+            }
+        }
         Expired::Resend => {
             stats.inc(Counter::RetryTimeouts);
             stats.inc(Counter::Retransmits);
