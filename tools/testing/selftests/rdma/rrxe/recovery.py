@@ -84,7 +84,9 @@ exit status is 0 when all passed):
                 ACK timeouts (timeout 17, 537 ms). An rrxe requester sent it
                 again exactly twice (retry_timeouts), and after each timeout
                 its 2 packets filled the reduced window, which got one window
-                probe 1 ms later (window_probes moves by retry_cnt).
+                probe 1 ms later (window_probes moves by retry_cnt). With no
+                progress since the resend, that probe sent the oldest packet
+                of the two, not the last (resend_probes moves by retry_cnt).
   retry7        as retry, with retry_cnt 7 (rrxe requesters only): 7 is a count,
                 not "for ever" as in rdma_rxe, so the SEND fails after exactly
                 7 resends.
@@ -747,9 +749,9 @@ def atomics(a, b):
 
 def retry(a, b, dev_a, retry_cnt, silence):
     """A 3-packet SEND to a silent peer: RETRY_EXC_ERR after retry_cnt resends,
-    each with one window probe, or, if `silence`, after 1 s of silence and more
-    resends than that."""
-    names = ("retry_timeouts", "retry_exceeded_err", "window_probes")
+    each with one window probe of its oldest packet, or, if `silence`, after 1 s
+    of silence and more resends than that."""
+    names = ("retry_timeouts", "retry_exceeded_err", "window_probes", "resend_probes")
     rrxe = dev_a.startswith("rrxe")
     before = {n: stat(dev_a, n) for n in names} if rrxe else {}
     t0 = time.monotonic()
@@ -767,7 +769,7 @@ def retry(a, b, dev_a, retry_cnt, silence):
                 expect("exhausted retries", moved["retry_exceeded_err"], 1))
     return expect("resends, window probes and exhausted retries", moved,
                   {"retry_timeouts": retry_cnt, "retry_exceeded_err": 1,
-                   "window_probes": retry_cnt})
+                   "window_probes": retry_cnt, "resend_probes": retry_cnt})
 
 
 def remote_error(a, b, case):

@@ -51,7 +51,8 @@
 #    RETRY_EXC_ERR after retry_cnt 2, and for rrxe requesters after retry_cnt
 #    7, which rdma_rxe takes as "for ever", and at a short timeout only after
 #    1 s of silence; an rrxe requester probes the window reduced to 2 once
-#    after each timeout (window_probes);
+#    after each timeout (window_probes), with its oldest packet, since nothing
+#    of the resend was acknowledged (resend_probes);
 #  - remote errors: a bad rkey, a WRITE past the MR and a READ without remote
 #    read access give REM_ACCESS_ERR, flush the next WR, and flush the
 #    responder's posted receive;
