@@ -16,7 +16,7 @@ use crate::{
         hdr::{NakCode, Syndrome},
         opcode,
         packet::Packet,
-        psn::{self, psn_add, psn_diff},
+        psn::{psn_add, psn_diff},
         qp_state::QpState,
         read_ahead,
     },
@@ -188,19 +188,10 @@ fn go_back(qp: &Qp<Rrxe>, acked: u32) {
 /// `req_retry`. Starting the WQE over instead would never finish a long message
 /// on a lossy path. The window probe starts over too.
 pub(crate) fn rewind(st: &mut QpState_) {
-    let comp = st.sq.comp_psn;
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
     let (psn, off) = match st.sq.pending.get(0) {
         // Only a WQE that was sent has valid PSNs.
-        Some(Pending::Wqe(w)) if w.started => {
-            let acked = psn_diff(comp, w.first_psn);
-            if acked > 0 && (acked as u64) * u64::from(mtu) < u64::from(w.length) {
-                (comp, acked as u32 * mtu)
-            } else {
-                (w.first_psn, 0)
-            }
-        }
-        _ => (comp, 0),
+        Some(Pending::Wqe(w)) if w.started => resend_place(st, w),
+        _ => (st.sq.comp_psn, 0),
     };
     st.sq.psn = psn;
     st.sq.req_idx = 0;
@@ -211,6 +202,20 @@ pub(crate) fn rewind(st: &mut QpState_) {
     // Every READ and atomic from here on is sent again.
     st.sq.rd_outstanding = 0;
     timer::rewound(st);
+}
+
+/// Where sending the started WQE `w` again begins: the PSN and the bytes of
+/// `w` before it. That is the oldest unacknowledged PSN if it lies inside `w`
+/// (a READ then asks only for the rest), else `w`'s first PSN.
+pub(crate) fn resend_place(st: &QpState_, w: &SendWqe) -> (u32, u32) {
+    let comp = st.sq.comp_psn;
+    let mtu = qp::path_mtu_bytes(st);
+    let acked = psn_diff(comp, w.first_psn);
+    if acked > 0 && (acked as u64) * u64::from(mtu) < u64::from(w.length) {
+        (comp, acked as u32 * mtu)
+    } else {
+        (w.first_psn, 0)
+    }
 }
 
 /// Where to send again from if an ACK with PSN `psn` reaches the READ or
@@ -447,7 +452,7 @@ fn place_early(
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
 /// its PSN gives. Returns whether it fit and the memory allowed it.
 fn place(st: &QpState_, w: &SendWqe, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+    let mtu = qp::path_mtu_bytes(st) as usize;
     let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
     let mut c = SgeCursor::new(dev, pd_id, &w.sgl);
     c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok()

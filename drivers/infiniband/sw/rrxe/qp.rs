@@ -822,6 +822,11 @@ pub(crate) fn cur_state(st: &QpState_) -> QpState {
     QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
 }
 
+/// The QP's path MTU in bytes (256 if the attribute holds no valid code).
+pub(crate) fn path_mtu_bytes(st: &QpState_) -> u32 {
+    psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256)
+}
+
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
 fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
@@ -1143,7 +1148,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                 QpState::Err => Fetched::Flush,
                 _ => {
                     let pd_id = inner.pd_id;
-                    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+                    let mtu = path_mtu_bytes(&st);
                     let sq = &mut st.sq;
                     let Some(ring) = sq.ring.as_ref() else {
                         return Err(EINVAL);

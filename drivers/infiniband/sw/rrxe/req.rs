@@ -12,6 +12,7 @@
 //! can take the locks of the receiving QP, and the ACK can take this one.
 
 use crate::{
+    comp,
     device::Rrxe,
     mr::{self, SgeCursor},
     mw,
@@ -197,7 +198,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
         let Ok(path) = Path::from_av(&st.attr.ah_attr) else {
             return Plan::Refuse(wr_id, Bad::Address);
         };
-        let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+        let mtu = qp::path_mtu_bytes(st);
         // A fence waits for the RDMA READs before it (atomics come later).
         if flags & flag::FENCE != 0 && st.sq.rd_outstanding > 0 {
             return Plan::Idle;
@@ -650,11 +651,8 @@ fn oldest_place(st: &QpState_) -> Option<(u32, usize, u32)> {
     if request_kind(w.opcode).is_none() || needs_response(w) {
         return None;
     }
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
-    Some(match psn_diff(comp, w.first_psn) {
-        into if into > 0 => (comp, i, into as u32 * mtu),
-        _ => (w.first_psn, i, 0),
-    })
+    let (psn, off) = comp::resend_place(st, w);
+    Some((psn, i, off))
 }
 
 /// Whether the send window is full once the packets before PSN `next` are sent.
@@ -667,7 +665,7 @@ fn window_full_at(st: &QpState_, next: u32) -> bool {
 /// local operation's (it has no packet, and a rewind steps over it). Returns
 /// whether it did; nothing changes otherwise.
 fn step_back(st: &mut QpState_) -> bool {
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let mtu = qp::path_mtu_bytes(st);
     let last_psn = psn_add(st.sq.psn, PSN_MASK);
     let (idx, off) = if st.sq.req_off >= mtu {
         // Inside a WQE: the packet before the requester's place.

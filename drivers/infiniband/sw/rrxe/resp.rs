@@ -21,7 +21,7 @@ use crate::{
         ip,
         opcode::{self, Mask},
         packet::Packet,
-        psn::{self, psn_add, psn_diff},
+        psn::{psn_add, psn_diff},
         qp_state::QpState,
     },
     qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
@@ -331,7 +331,7 @@ fn connected_locked(
         (Some(k), false) => k == kind,
         _ => false,
     };
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256) as usize;
+    let mtu = qp::path_mtu_bytes(st) as usize;
     let len = pkt.payload.len();
     let len_ok = if info.is_only() {
         len <= mtu
@@ -597,7 +597,7 @@ fn read_request(
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     }
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let mtu = qp::path_mtu_bytes(st);
     if !duplicate {
         st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
@@ -709,7 +709,7 @@ fn flush_or_atomic_write(
     let psn = pkt.bth.psn();
     let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
     let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
-    let mtu = psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256);
+    let mtu = qp::path_mtu_bytes(st);
     let answer = |msn| Answer::read(psn, msn, va, rkey, 0, mtu);
     if duplicate {
         out.answer = Some(answer(st.resp.msn));
