@@ -86,7 +86,8 @@ exit status is 0 when all passed):
                 its 2 packets filled the reduced window, which got one window
                 probe 1 ms later (window_probes moves by retry_cnt). With no
                 progress since the resend, that probe sent the oldest packet
-                of the two, not the last (resend_probes moves by retry_cnt).
+                of the two first, then the last (resend_probes moves by
+                retry_cnt).
   retry7        as retry, with retry_cnt 7 (rrxe requesters only): 7 is a count,
                 not "for ever" as in rdma_rxe, so the SEND fails after exactly
                 7 resends.
