@@ -20,6 +20,7 @@ mod tests {
             "retransmit_",
             "window_",
             "read_ahead_",
+            "response_time_",
         ],
         &["qp_"],
         &["parse_", "build_", "packet_"],

@@ -15,6 +15,8 @@
 //! - [`qp_state`]: modify-QP transition rules (`ib_modify_qp_is_ok`).
 //! - [`answers`]: the RC responder's queue of answers, cut into packets.
 //! - [`read_ahead`]: READ responses that arrived ahead of a missing one.
+//! - [`response_time`]: measured answer times, which stretch the ACK timeout.
+//! - [`window`]: the RC requester's send window.
 //! - [`selftest`]: self-contained test cases shared by `cargo test` and KUnit.
 
 // The driver uses only part of this API and includes the tree as a private module,
@@ -30,5 +32,6 @@ pub mod packet;
 pub mod psn;
 pub mod qp_state;
 pub mod read_ahead;
+pub mod response_time;
 pub mod selftest;
 pub mod window;

@@ -15,6 +15,7 @@ use super::packet::{self, HeaderFields, ParseError};
 use super::psn;
 use super::qp_state::{attr, modify_is_ok, QpState, QpType};
 use super::read_ahead::{ReadAhead, SPAN};
+use super::response_time::{ResponseTime, MAX_STRETCH};
 use super::window::{SendWindow, MAX_WINDOW, MIN_WINDOW};
 
 /// Result of one case.
@@ -64,6 +65,10 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("window_halves_and_grows", case_window_halves_and_grows),
     ("read_ahead_fills_holes", case_read_ahead_fills_holes),
     ("read_ahead_bounds", case_read_ahead_bounds),
+    (
+        "response_time_stretches_ack_timeout",
+        case_response_time_stretches_ack_timeout,
+    ),
     ("answers_read_segments", case_answers_read_segments),
     (
         "answers_order_and_ack_merge",
@@ -885,6 +890,67 @@ fn case_read_ahead_fills_holes() -> CaseResult {
     check(
         r.filled(200) == 201,
         "notes used up do not come back when the PSNs wrap",
+    )
+}
+
+/// The ACK timeout is the QP's own until answers are measured slower than it
+/// allows; then the measured bound (`srtt` plus the larger of `4 * rttvar` and
+/// `srtt / 2`), at most `MAX_STRETCH` times the QP's own; fast answers bring it
+/// back. Expiries double it, to the same limit, until the next sample.
+fn case_response_time_stretches_ack_timeout() -> CaseResult {
+    const MS: u64 = 1_000_000;
+    let own = 16 * MS;
+    let mut r = ResponseTime::new();
+    check(r.ack_timeout_ns(own) == own, "no sample: the QP's own")?;
+    r.sample(MS);
+    check(r.ack_timeout_ns(own) == own, "fast answers: the QP's own")?;
+    let mut r = ResponseTime::new();
+    r.sample(60 * MS);
+    check(
+        r.ack_timeout_ns(own) == MAX_STRETCH * own,
+        "one slow sample: stretched up to the limit",
+    )?;
+    for _ in 0..100 {
+        r.sample(40 * MS);
+    }
+    let t = r.ack_timeout_ns(own);
+    check(
+        (60 * MS..62 * MS).contains(&t),
+        "steady slow answers: half their time more",
+    )?;
+    r.timed_out();
+    check(
+        r.ack_timeout_ns(own) == 2 * t,
+        "an expiry doubles the stretched timeout",
+    )?;
+    r.timed_out();
+    check(
+        r.ack_timeout_ns(own) == MAX_STRETCH * own,
+        "expiries double it up to the limit",
+    )?;
+    r.sample(40 * MS);
+    for _ in 0..100 {
+        r.sample(MS);
+    }
+    check(
+        r.ack_timeout_ns(own) == own,
+        "fast again: back to the QP's own",
+    )?;
+    r.timed_out();
+    check(r.ack_timeout_ns(own) == 2 * own, "an expiry doubles it")?;
+    for _ in 0..10 {
+        r.timed_out();
+    }
+    check(
+        r.ack_timeout_ns(own) == MAX_STRETCH * own,
+        "expiries double it up to the limit",
+    )?;
+    r.sample(MS);
+    check(r.ack_timeout_ns(own) == own, "a sample ends the back-off")?;
+    r.sample(u64::MAX);
+    check(
+        r.ack_timeout_ns(u64::MAX) == u64::MAX && r.ack_timeout_ns(own) == MAX_STRETCH * own,
+        "no overflow",
     )
 }
 
