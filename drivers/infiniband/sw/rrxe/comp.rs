@@ -337,6 +337,7 @@ fn acknowledge(st: &mut QpState_, next: u32) {
         st.sq.window.acked(newly as u32);
     }
     st.sq.comp_psn = next;
+    timer::acknowledged(st);
 }
 
 /// WQE `i`, a READ or atomic, got its last response: it no longer holds a

@@ -1416,6 +1416,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             crate::timer::reset_retries(&mut st);
         }
         if mask & m::SQ_PSN != 0 {
+            st.timers.stop_timing();
             st.sq.probe_oldest = false;
             st.sq.psn = st.attr.sq_psn;
             st.sq.comp_psn = st.attr.sq_psn;
@@ -1484,6 +1485,7 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let sq = &st.sq;
         let (retry_left, rnr_left, ack_wait, resending) =
             st.timers.details(sq.sent_psn != sq.comp_psn);
+        let (ack_timeout_us, answer_time_us) = crate::timer::ack_timeout_details(&st);
         (
             [
                 (c"sq_psn", sq.psn, true),
@@ -1498,6 +1500,8 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 (c"rnr_retry_left", rnr_left.into(), false),
                 (c"ack_wait", ack_wait.into(), false),
                 (c"resending", resending.into(), false),
+                (c"ack_timeout_us", ack_timeout_us, false),
+                (c"answer_time_us", answer_time_us, false),
                 (c"msn", st.resp.msn, false),
                 (c"answers_queued", st.resp_tx.len() as u32, false),
                 (c"rx_queued", rx_queued, false),

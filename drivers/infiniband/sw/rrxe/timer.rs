@@ -16,6 +16,12 @@
 //! later, all at once), and a bare count of 7 failed the QP in 8 of 10 runs
 //! of a 4 MiB transfer.
 //!
+//! The ACK timeout stretches where answers come slower than the QP's `timeout`
+//! allows, as TCP's retransmission timeout follows the measured round trip
+//! ([`crate::proto::response_time`]): at most 8 times the QP's own, so that a
+//! loaded host's slow peer is not sent every request again, and a silent peer
+//! still fails within a bounded time.
+//!
 //! Both run off one hrtimer per QP (rxe uses jiffies timers). The timer callback only
 //! queues the QP's work item and takes no lock, so arming and cancelling under the
 //! QP lock never waits for anything but that short callback. The work item then
@@ -28,6 +34,7 @@ use crate::{
     proto::{
         psn::{self, psn_diff},
         qp_state::QpState,
+        response_time::ResponseTime,
     },
     qp::{self, QpInner, QpState_},
     req,
@@ -116,6 +123,14 @@ pub(crate) struct Timers {
     silent_since: Option<Now>,
     /// The QP is being destroyed: never arm again.
     dead: bool,
+    /// How long requests wait for their first answer; it may stretch the ACK
+    /// timeout ([`ack_timeout`]).
+    response_time: ResponseTime,
+    /// The request being timed: its PSN and when it was sent ([`timed_send`]).
+    timed: Option<(u32, Now)>,
+    /// A packet came from the peer since the ACK timeout last expired: an
+    /// expiry then backs the timeout off ([`ResponseTime::timed_out`]).
+    heard_since_expiry: bool,
 }
 
 impl Timers {
@@ -138,12 +153,22 @@ impl Timers {
     }
 
     /// Drops the deadlines (the QP went back to reset). The timer may still fire
-    /// once and then finds nothing to do.
+    /// once and then finds nothing to do. The answer times go too: the QP may be
+    /// connected anew, to another peer.
     pub(crate) fn forget(&mut self) {
         self.ack_due = None;
         self.rnr_until = None;
         self.tail_due = None;
         self.window_probe_over();
+        self.response_time = ResponseTime::new();
+        self.timed = None;
+        self.heard_since_expiry = false;
+    }
+
+    /// The send PSNs were set anew (`SQ_PSN`): a request being timed is
+    /// forgotten, so that no PSN of the new sequence ends its timing.
+    pub(crate) fn stop_timing(&mut self) {
+        self.timed = None;
     }
 
     /// The window probe starts over: none armed, none spent.
@@ -159,9 +184,21 @@ pub(crate) fn reset_retries(st: &mut QpState_) {
     st.timers.rnr_left = st.attr.rnr_retry;
 }
 
+/// The local ACK timeout: the QP's `timeout`, at least [`MIN_ACK_TIMEOUT_NS`],
+/// stretched if answers are measured slower than it allows
+/// ([`crate::proto::response_time`]). `None` if the QP has none.
 fn ack_timeout(st: &QpState_) -> Option<Delta> {
-    let ns = psn::retransmit_timeout_ns(st.attr.timeout)?;
-    Some(Delta::from_nanos((ns as i64).max(MIN_ACK_TIMEOUT_NS)))
+    let own = psn::retransmit_timeout_ns(st.attr.timeout)?.max(MIN_ACK_TIMEOUT_NS as u64);
+    let ns = st.timers.response_time.ack_timeout_ns(own);
+    Some(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)))
+}
+
+/// For `rdma resource show qp -dd`: the ACK timeout now in microseconds (0 if
+/// the QP has none) and the smoothed answer time that may have stretched it.
+pub(crate) fn ack_timeout_details(st: &QpState_) -> (u32, u32) {
+    let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
+    let timeout = ack_timeout(st).map_or(0, |t| us(u64::try_from(t.as_nanos()).unwrap_or(0)));
+    (timeout, us(st.timers.response_time.smoothed_ns()))
 }
 
 /// Whether the QP has a local ACK timeout (`timeout` 0 means none).
@@ -258,9 +295,44 @@ pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
 
 /// The requester went back to the oldest unacknowledged PSN (go-back-N after a
 /// NAK, an RNR NAK, a lost READ response or a timeout), or forward to it: the
-/// window probe starts over with the packets sent from there.
+/// window probe starts over with the packets sent from there. A request being
+/// timed may be sent again, so its timing ends ([`timed_send`]).
 pub(crate) fn rewound(st: &mut QpState_) {
     st.timers.window_probe_over();
+    st.timers.timed = None;
+}
+
+/// An RC request packet with PSN `psn` is sent, asking for an ACK if `ack_req`
+/// (before `sent_psn` moves). If none is being timed, a request that asks for
+/// an ACK and is sent for the first time is timed until something
+/// acknowledges it ([`acknowledged`]): one sample per answer time at most, and
+/// one clock read per sample. The timed packet, or one before it, sent again
+/// ends the timing, since its answer may be the first copy's or the second's
+/// (Karn's rule). A later one sent again (a probe) may bring the ACK that ends
+/// it, which makes the sample too long, never too short.
+pub(crate) fn timed_send(st: &mut QpState_, psn: u32, ack_req: bool) {
+    if psn_diff(psn, st.sq.sent_psn) < 0 {
+        if st.timers.timed.is_some_and(|(t, _)| psn_diff(psn, t) <= 0) {
+            st.timers.timed = None;
+        }
+    } else if ack_req && st.timers.timed.is_none() {
+        st.timers.timed = Some((psn, Now::now()));
+    }
+}
+
+/// The oldest unacknowledged PSN moved forward: if it passed the request being
+/// timed, the time since that was sent is a sample of the answer time.
+pub(crate) fn acknowledged(st: &mut QpState_) {
+    let Some((psn, sent)) = st.timers.timed else {
+        return;
+    };
+    if psn_diff(st.sq.comp_psn, psn) > 0 {
+        st.timers.timed = None;
+        let ns = (Now::now() - sent).as_nanos();
+        st.timers
+            .response_time
+            .sample(u64::try_from(ns).unwrap_or(0));
+    }
 }
 
 /// The requester could not allocate a packet. Nothing else may come to run it
@@ -303,6 +375,7 @@ pub(crate) fn heard(st: &mut QpState_) {
 /// after the timer next fires.
 pub(crate) fn peer_spoke(st: &mut QpState_) {
     st.timers.spoke = true;
+    st.timers.heard_since_expiry = true;
 }
 
 /// Whether a go-back-N resend is under way that made no progress yet.
@@ -478,6 +551,11 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 what = Expired::Fail(WC_RETRY_EXC_ERR);
             } else {
                 st.timers.retry_left = st.timers.retry_left.saturating_sub(1);
+                // A peer heard from since the last expiry may only be slow:
+                // wait longer next time. A silent one keeps its pace.
+                if core::mem::take(&mut st.timers.heard_since_expiry) {
+                    st.timers.response_time.timed_out();
+                }
                 comp::rewind(&mut st);
                 st.sq.window.timed_out();
                 st.timers.ack_due = None;
