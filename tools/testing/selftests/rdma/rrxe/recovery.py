@@ -125,6 +125,16 @@ exit status is 0 when all passed):
                 the error state. The taken receive completes with WR_FLUSH_ERR,
                 the other stays in the SRQ, and the QP_LAST_WQE_REACHED event
                 arrives (rrxe only: rdma_rxe loses the taken receive).
+  slow_peer     24 signaled 4 KiB WRITEs and READs, one at a time, over a path
+                whose round trip (the caller's netem delay, 20 ms each way) is
+                longer than the ACK timeout (timeout 12, 16.8 ms; rrxe
+                requesters only): the requester measures how long answers
+                take and stretches its ACK timeout (at most 8 times), so after
+                the first few no WR times out and is sent again; at most 8
+                retry_timeouts (a third of the WRs; every WR times out at
+                least once without the stretch), the QP details show an
+                answer time and an ACK timeout of at least 40 ms, and the
+                READ copies are right.
   deep_sq       DEV_A's QP has a 20,000-WQE send queue. One post_send call posts
                 a chain of 20,000 one-byte WRITEs (every 1000th signaled) while
                 DEV_B's QP is still in RESET, so all of them wait in DEV_A's
@@ -725,6 +735,38 @@ def read_backlog(a, b, dev_a):
     return False
 
 
+SLOW_PEER_WRS = 24
+
+
+def slow_peer(a, b, dev_a):
+    """SLOW_PEER_WRS signaled 4 KiB WRITEs and READs in turn, one at a time, on
+    a path slower than the ACK timeout: only the first few may time out."""
+    chunk = 4096
+    half = SLOW_PEER_WRS // 2 * chunk
+    src = os.urandom(half)
+    a.mr.write(src + bytes(half), 2 * half, 0)
+    before = stat(dev_a, "retry_timeouts")
+    t0 = time.monotonic()
+    for i in range(SLOW_PEER_WRS):
+        off = i // 2 * chunk
+        if i % 2 == 0:
+            a.post(i, e.IBV_WR_RDMA_WRITE, off, chunk, b.mr.buf + off, b.mr.rkey)
+        else:
+            a.post(i, e.IBV_WR_RDMA_READ, half + off, chunk, b.mr.buf + off, b.mr.rkey)
+        if not expect(f"WR {i}", a.poll(1, 30), [(i, WC_SUCCESS)]):
+            return False
+    timeouts = stat(dev_a, "retry_timeouts") - before
+    got = qp_details(a)
+    ack_us, answer_us = got.get("ack_timeout_us"), got.get("answer_time_us")
+    log(f"slow_peer: {SLOW_PEER_WRS} WRs in {time.monotonic() - t0:.2f} s, retry_timeouts "
+        f"{timeouts}, ACK timeout now {ack_us} us, answer time {answer_us} us")
+    most = SLOW_PEER_WRS // 3
+    return (expect("READ copies", a.mr.read(half, half) == src, True) and
+            expect(f"at most {most} retry_timeouts", timeouts <= most, True) and
+            expect("an answer time past the round trip", (answer_us or 0) >= 40000, True) and
+            expect("an ACK timeout past the round trip", (ack_us or 0) >= 40000, True))
+
+
 def atomics(a, b):
     """ATOMICS FETCH_ADDs of 1 to B's first word, DEPTH at a time:
     every original value from 0 to ATOMICS - 1 comes back exactly once."""
@@ -869,8 +911,10 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
         # deep_sq: the first packets go before DEV_B's QP is ready.
         kw = {"timeout": 18}
-    elif case == "transfer":
-        kw = {"timeout": 12, "path_mtu": PATH_MTUS[mtu]}
+    elif case in ("transfer", "slow_peer"):
+        kw = {"timeout": 12}
+        if case == "transfer":
+            kw["path_mtu"] = PATH_MTUS[mtu]
     elif case == "read_backlog":
         kw = {"timeout": 16, "rd_atomic": 16}
     elif case == "atomics":
@@ -905,6 +949,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return read_backlog(a, b, dev_a)
     if case == "write_read":
         return write_read(a, b, dev_a)
+    if case == "slow_peer":
+        return slow_peer(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

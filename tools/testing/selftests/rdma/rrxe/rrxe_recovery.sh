@@ -43,6 +43,10 @@
 #    answers and the work queues are held so that the ACK time-out expires
 #    while the responses wait in the QP's receive queue, and it must be put
 #    off;
+#  - a path whose round trip (netem delay 20 ms each way) is longer than the
+#    ACK timeout (timeout 12, 16.8 ms; rrxe requesters): the requester
+#    stretches its ACK timeout to the answer time it measures, so after the
+#    first few WRITEs and READs none times out;
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -89,11 +93,11 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# WRITE-then-READ, READ-backlog, shaper, retry_cnt 7 and retry-silence cases
-# and the shapers' drop check (9 lines) for the 2 with rrxe requesting, the
-# deep-SQ case for rrxe to rrxe, the window and SRQ cases for the 2 with rrxe
-# responding, 7 counter checks.
-PLAN=60
+# WRITE-then-READ, READ-backlog, slow-peer, shaper, retry_cnt 7 and
+# retry-silence cases and the shapers' drop check (10 lines) for the 2 with
+# rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and SRQ cases
+# for the 2 with rrxe responding, 7 counter checks.
+PLAN=62
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -171,6 +175,11 @@ unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one doe
 worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
 write_read=$p: a READ's response or an atomic's ACK acknowledges the unsignaled WRITE before it: nothing is sent again;\
 read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
+		netem a veth0 delay 20ms
+		netem b veth1 delay 20ms
+		rcases "$a" "$b" "slow_peer=$p: round trips longer than the ACK timeout: it stretches to the answer time measured, and the WRs stop timing out"
+		netem a veth0
+		netem b veth1
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
