@@ -184,21 +184,27 @@ pub(crate) fn reset_retries(st: &mut QpState_) {
     st.timers.rnr_left = st.attr.rnr_retry;
 }
 
-/// The local ACK timeout: the QP's `timeout`, at least [`MIN_ACK_TIMEOUT_NS`],
-/// stretched if answers are measured slower than it allows
-/// ([`crate::proto::response_time`]). `None` if the QP has none.
-fn ack_timeout(st: &QpState_) -> Option<Delta> {
+/// The local ACK timeout in nanoseconds: the QP's `timeout`, at least
+/// [`MIN_ACK_TIMEOUT_NS`], stretched if answers are measured slower than it
+/// allows ([`crate::proto::response_time`]). `None` if the QP has none.
+fn ack_timeout_ns(st: &QpState_) -> Option<u64> {
     let own = psn::retransmit_timeout_ns(st.attr.timeout)?.max(MIN_ACK_TIMEOUT_NS as u64);
-    let ns = st.timers.response_time.ack_timeout_ns(own);
-    Some(Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)))
+    Some(st.timers.response_time.ack_timeout_ns(own))
+}
+
+/// [`ack_timeout_ns`] as a [`Delta`].
+fn ack_timeout(st: &QpState_) -> Option<Delta> {
+    ack_timeout_ns(st).map(|ns| Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)))
 }
 
 /// For `rdma resource show qp -dd`: the ACK timeout now in microseconds (0 if
 /// the QP has none) and the smoothed answer time that may have stretched it.
 pub(crate) fn ack_timeout_details(st: &QpState_) -> (u32, u32) {
     let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
-    let timeout = ack_timeout(st).map_or(0, |t| us(u64::try_from(t.as_nanos()).unwrap_or(0)));
-    (timeout, us(st.timers.response_time.smoothed_ns()))
+    (
+        ack_timeout_ns(st).map_or(0, us),
+        us(st.timers.response_time.smoothed_ns()),
+    )
 }
 
 /// Whether the QP has a local ACK timeout (`timeout` 0 means none).
