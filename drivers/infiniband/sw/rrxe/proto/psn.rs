@@ -111,6 +111,37 @@ pub const fn retransmit_timeout_ns(timeout: u8) -> Option<u64> {
     }
 }
 
+/// The payload a READ of `length` bytes, sent as PSNs `first`..=`last` at a path
+/// MTU of `mtu` bytes, is answered with at `psn`: a full MTU, but the rest at
+/// `last`. `None` for a PSN outside the READ, or one past its data. A response
+/// that ends the message (LAST or ONLY) belongs at `last` and nowhere else;
+/// one that starts it (FIRST or ONLY) may come at any PSN, since a READ asked
+/// for again from a later PSN is answered from there.
+pub const fn read_response_len(
+    first: u32,
+    last: u32,
+    length: u32,
+    mtu: u32,
+    psn: u32,
+) -> Option<u32> {
+    let k = psn_diff(psn, first);
+    if k < 0 || psn_diff(psn, last) > 0 {
+        return None;
+    }
+    let off = k as u64 * mtu as u64;
+    if off > length as u64 {
+        return None;
+    }
+    let rest = length as u64 - off;
+    if psn == last {
+        Some(rest as u32)
+    } else if rest > mtu as u64 {
+        Some(mtu)
+    } else {
+        None
+    }
+}
+
 /// Path MTU in bytes for an `enum ib_mtu` value (1 = 256 ... 5 = 4096).
 pub const fn ib_mtu_bytes(mtu: u8) -> Option<u32> {
     match mtu {

@@ -42,6 +42,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("aeth_decode", case_aeth_decode),
     ("psn_wrap", case_psn_wrap),
     ("psn_window", case_psn_window),
+    ("psn_read_response_len", case_psn_read_response_len),
     ("credit_table", case_credit_table),
     ("rnr_timer_table", case_rnr_timer_table),
     ("retransmit_timeout", case_retransmit_timeout),
@@ -415,6 +416,35 @@ fn case_psn_window() -> CaseResult {
     check(
         !psn::psn_in_window(0xff_ffef, 0xff_fff0, 32),
         "before window",
+    )
+}
+
+fn case_psn_read_response_len() -> CaseResult {
+    // 2500 bytes at MTU 1024: PSNs 0xff_fffe, 0xff_ffff, 0 (wraps).
+    let len = |psn| psn::read_response_len(0xff_fffe, 0, 2500, 1024, psn);
+    check(len(0xff_fffe) == Some(1024), "first")?;
+    check(len(0xff_ffff) == Some(1024), "middle, across the wrap")?;
+    check(len(0) == Some(452), "last brings the rest")?;
+    check(
+        len(1).is_none() && len(0xff_fffd).is_none(),
+        "outside the READ",
+    )?;
+    check(
+        psn::read_response_len(5, 5, 0, 1024, 5) == Some(0),
+        "zero-length READ",
+    )?;
+    check(
+        psn::read_response_len(5, 6, 2048, 1024, 6) == Some(1024),
+        "exact multiple",
+    )?;
+    // A last PSN that leaves nothing for the PSNs before it.
+    check(
+        psn::read_response_len(5, 7, 1024, 1024, 6).is_none(),
+        "PSN past the data",
+    )?;
+    check(
+        psn::read_response_len(0, 0x7f_ffff, u32::MAX, 256, 0x7f_fffe) == Some(256),
+        "no overflow",
     )
 }
 
