@@ -4,7 +4,7 @@
 //! UD send WQEs; the driver looks the number up and never reads the address vector
 //! from the ring, so user space cannot choose its own source address.
 
-use crate::device::{Rrxe, RrxeDevice};
+use crate::device::{PdId, Rrxe, RrxeDevice};
 use kernel::{
     prelude::*,
     rdma::{
@@ -21,7 +21,7 @@ const NETWORK_IPV6: u32 = 3;
 /// The driver's AH.
 pub(crate) struct AhInner {
     pub(crate) num: u32,
-    pub(crate) pd_id: u32,
+    pub(crate) pd_id: PdId,
     pub(crate) attr: AhAttr,
 }
 

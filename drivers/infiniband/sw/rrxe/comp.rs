@@ -10,7 +10,7 @@
 //! error and the QP with it.
 
 use crate::{
-    device::{Rrxe, RrxeDevice},
+    device::{PdId, Rrxe, RrxeDevice},
     mr::SgeCursor,
     proto::{
         hdr::{NakCode, Syndrome},
@@ -427,7 +427,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// noted.
 fn place_early(
     st: &mut QpState_,
-    pd_id: u32,
+    pd_id: PdId,
     dev: &RrxeDevice,
     pkt: &Packet<'_>,
 ) -> Option<(u32, u32)> {
@@ -452,7 +452,7 @@ fn place_early(
 
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
 /// its PSN gives. Returns whether it fit and the memory allowed it.
-fn place(st: &QpState_, w: &SendWqe, pd_id: u32, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
+fn place(st: &QpState_, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
     let mtu = qp::path_mtu_bytes(st) as usize;
     let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
     let mut c = SgeCursor::new(dev, pd_id, &w.sgl);

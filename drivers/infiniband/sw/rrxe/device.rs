@@ -59,8 +59,10 @@ pub(crate) struct RrxeDevice {
     /// MWs by rkey index (above the MRs' range).
     #[pin]
     pub(crate) mws: Pool<MwInner>,
-    /// Source of PD identities, so objects can be checked for a common PD.
-    next_pd_id: AtomicU32,
+    /// Source of PD identities, so objects can be checked for a common PD. 64
+    /// bits, so that they never wrap: two PDs with one identity would share
+    /// MRs, MWs and AHs across processes, or with a kernel PD's DMA MR.
+    next_pd_id: AtomicU64,
     /// The rotating low byte of new MR keys.
     pub(crate) key_byte: AtomicU32,
     /// Source of QP serial numbers, which unlike QPNs are never reused.
@@ -87,10 +89,13 @@ pub(crate) struct RrxeDevice {
 /// Per-ucontext state. Empty until mmapped rings exist.
 pub(crate) struct RrxeUContext;
 
+/// A PD's identity: what MRs, MWs, AHs and QPs are checked for a common PD by.
+pub(crate) type PdId = u64;
+
 /// Per-PD state.
 pub(crate) struct RrxePd {
     /// Unique among the device's PDs.
-    pub(crate) id: u32,
+    pub(crate) id: PdId,
 }
 
 /// Only port 1 exists.
@@ -410,7 +415,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         ahs <- Pool::new(params::MIN_AH_INDEX, params::MAX_AH),
         srqs <- Pool::new(params::MIN_SRQ_INDEX, params::MIN_SRQ_INDEX + params::MAX_SRQ - 1),
         mws <- Pool::new(params::MAX_MR_INDEX + 1, params::MAX_MR_INDEX + params::MAX_MW),
-        next_pd_id: AtomicU32::new(1),
+        next_pd_id: AtomicU64::new(1),
         key_byte: AtomicU32::new(0),
         next_qp_serial: AtomicU64::new(1),
         mac,

@@ -9,7 +9,7 @@
 //! deregistration never frees memory under a transfer.
 
 use crate::{
-    device::{Rrxe, RrxeDevice},
+    device::{PdId, Rrxe, RrxeDevice},
     wqe::Bad,
 };
 use core::{
@@ -118,7 +118,7 @@ pub(crate) struct FastMap {
 pub(crate) struct MrInner {
     pub(crate) index: u32,
     pub(crate) keys: MrKeys,
-    pub(crate) pd_id: u32,
+    pub(crate) pd_id: PdId,
     pub(crate) access: u32,
     pub(crate) iova: u64,
     pub(crate) length: u64,
@@ -270,7 +270,7 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
 /// Runs a REG_MR work request of a QP of PD `pd_id` (rxe's `rxe_reg_fast_mr`): the
 /// MR must be a free fast-registration MR of the same PD, and `key` may change only
 /// the key byte. The MR then maps what `map_mr_sg` last gave it.
-pub(crate) fn register_fast(m: &MrInner, pd_id: u32, key: u32, acc: u32) -> Result<(), Bad> {
+pub(crate) fn register_fast(m: &MrInner, pd_id: PdId, key: u32, acc: u32) -> Result<(), Bad> {
     if !matches!(m.backing, Backing::Fast { .. })
         || m.pd_id != pd_id
         || key & !0xff != m.keys.lkey & !0xff
@@ -298,7 +298,7 @@ pub(crate) fn register_fast(m: &MrInner, pd_id: u32, key: u32, acc: u32) -> Resu
 /// Invalidates the fast-registration MR `key` names, for a QP of PD `pd_id` (LOCAL_INV,
 /// or a SEND_WITH_INV it receives). As rxe's `rxe_invalidate_mr`, an MR registered any
 /// other way cannot be invalidated; unlike rxe, the PD must match (IBA 10.6.5.1).
-pub(crate) fn invalidate(dev: &RrxeDevice, pd_id: u32, key: u32) -> Result<(), Bad> {
+pub(crate) fn invalidate(dev: &RrxeDevice, pd_id: PdId, key: u32) -> Result<(), Bad> {
     let m = dev.mrs.get(key >> 8).ok_or(Bad::Invalidate)?;
     if !matches!(m.backing, Backing::Fast { .. }) || m.pd_id != pd_id {
         return Err(Bad::Invalidate);
@@ -424,14 +424,14 @@ impl MrInner {
 /// Finds the MR of a local key for a QP of PD `pd_id`, with `need` access
 /// (`access::LOCAL_WRITE` to place data, 0 to read it). As rxe's `lookup_mr`: the
 /// whole key, the PD and the access must match.
-fn lookup_local(dev: &RrxeDevice, pd_id: u32, lkey: u32, need: u32) -> Option<RrxeMr> {
+fn lookup_local(dev: &RrxeDevice, pd_id: PdId, lkey: u32, need: u32) -> Option<RrxeMr> {
     let mr = dev.mrs.get(lkey >> 8)?;
     (mr.pd_id == pd_id && mr.admits(lkey, true, need, None)).then_some(mr)
 }
 
 /// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
 /// key and the PD must match; the caller checks the MR's access).
-pub(crate) fn lookup_for_bind(dev: &RrxeDevice, pd_id: u32, lkey: u32) -> Option<RrxeMr> {
+pub(crate) fn lookup_for_bind(dev: &RrxeDevice, pd_id: PdId, lkey: u32) -> Option<RrxeMr> {
     lookup_local(dev, pd_id, lkey, 0)
 }
 
@@ -460,7 +460,7 @@ impl MrInner {
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
     qp_serial: u64,
-    pd_id: u32,
+    pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
@@ -475,7 +475,7 @@ pub(crate) fn lookup_remote(
 pub(crate) fn lookup_remote_whole(
     dev: &RrxeDevice,
     qp_serial: u64,
-    pd_id: u32,
+    pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
@@ -487,7 +487,7 @@ pub(crate) fn lookup_remote_whole(
 fn lookup_remote_in(
     dev: &RrxeDevice,
     qp_serial: u64,
-    pd_id: u32,
+    pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
@@ -517,7 +517,7 @@ impl MrInner {
 /// Walks a WQE's scatter/gather list, copying to or from the memory it names.
 pub(crate) struct SgeCursor<'a> {
     dev: &'a RrxeDevice,
-    pd_id: u32,
+    pd_id: PdId,
     sgl: &'a [Sge],
     /// Current SGE and the offset into it.
     idx: usize,
@@ -527,7 +527,7 @@ pub(crate) struct SgeCursor<'a> {
 }
 
 impl<'a> SgeCursor<'a> {
-    pub(crate) fn new(dev: &'a RrxeDevice, pd_id: u32, sgl: &'a [Sge]) -> Self {
+    pub(crate) fn new(dev: &'a RrxeDevice, pd_id: PdId, sgl: &'a [Sge]) -> Self {
         Self {
             dev,
             pd_id,
@@ -539,7 +539,7 @@ impl<'a> SgeCursor<'a> {
     }
 
     /// A cursor resuming at `pos`, a [`SgeCursor::position`] of an earlier one.
-    pub(crate) fn at(dev: &'a RrxeDevice, pd_id: u32, sgl: &'a [Sge], pos: (usize, u32)) -> Self {
+    pub(crate) fn at(dev: &'a RrxeDevice, pd_id: PdId, sgl: &'a [Sge], pos: (usize, u32)) -> Self {
         let mut c = Self::new(dev, pd_id, sgl);
         (c.idx, c.off) = pos;
         c

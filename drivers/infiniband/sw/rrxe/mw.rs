@@ -16,7 +16,7 @@
 //! inside its MR (rxe checks only the MR's range).
 
 use crate::{
-    device::{Rrxe, RrxeDevice},
+    device::{PdId, Rrxe, RrxeDevice},
     mr::{self, RrxeMr},
     wqe::{qpt, Bad},
 };
@@ -62,7 +62,7 @@ pub(crate) struct Binding {
 #[pin_data]
 pub(crate) struct MwInner {
     pub(crate) index: u32,
-    pd_id: u32,
+    pd_id: PdId,
     mw_type: u32,
     #[pin]
     bind: SpinLockIrq<Binding>,
@@ -138,7 +138,7 @@ pub(crate) fn bind(
     dev: &RrxeDevice,
     qp_type: u32,
     qp_serial: u64,
-    pd_id: u32,
+    pd_id: PdId,
     a: &BindArgs,
 ) -> Result<(), Bad> {
     let mw = dev.mws.get(a.mw_rkey >> 8).ok_or(Bad::Bind)?;
@@ -199,7 +199,7 @@ pub(crate) fn bind(
 pub(crate) fn invalidate(
     dev: &RrxeDevice,
     bound_qp: Option<u64>,
-    pd_id: u32,
+    pd_id: PdId,
     rkey: u32,
 ) -> Result<(), Bad> {
     let mw = dev.mws.get(rkey >> 8).ok_or(Bad::Invalidate)?;
@@ -227,7 +227,7 @@ pub(crate) fn is_mw_key(dev: &RrxeDevice, rkey: u32) -> bool {
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
     qp_serial: u64,
-    pd_id: u32,
+    pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,

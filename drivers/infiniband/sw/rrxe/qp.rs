@@ -12,7 +12,7 @@
 
 use crate::{
     cq,
-    device::{Rrxe, RrxeDevice},
+    device::{PdId, Rrxe, RrxeDevice},
     params,
     proto::{
         answers::AtomicReplies,
@@ -445,7 +445,7 @@ impl kernel::net::skb::TxOwner for QpInner {
 #[pin_data]
 pub(crate) struct QpInner {
     pub(crate) qp_type: u32,
-    pub(crate) pd_id: u32,
+    pub(crate) pd_id: PdId,
     pub(crate) sq_sig_all: bool,
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
@@ -1242,7 +1242,7 @@ enum Fetched {
 }
 
 /// A datagram WQE must name an AH of the QP's own PD.
-fn check_dest(dev: &RrxeDevice, pd_id: u32, w: SendWqe) -> Result<SendWqe, Bad> {
+fn check_dest(dev: &RrxeDevice, pd_id: PdId, w: SendWqe) -> Result<SendWqe, Bad> {
     if let Some(ud) = w.ud {
         match dev.ahs.get(ud.ah_num) {
             Some(ah) if ah.pd_id == pd_id => {}

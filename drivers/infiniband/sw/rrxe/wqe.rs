@@ -390,7 +390,7 @@ fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
 pub(crate) fn from_kernel_send(
     wr: &kernel::rdma::verbs::SendWr<'_, crate::device::Rrxe>,
     lim: &SqLimits,
-    pd_id: u32,
+    pd_id: crate::device::PdId,
 ) -> Result<SendWqe, Bad> {
     use kernel::rdma::verbs::SendWrArgs;
     if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {
