@@ -16,7 +16,7 @@ use crate::{
         hdr::{NakCode, Syndrome},
         opcode,
         packet::Packet,
-        psn::{psn_add, psn_diff},
+        psn::{psn_add, psn_diff, read_response_len},
         qp_state::QpState,
         read_ahead,
     },
@@ -79,21 +79,35 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             return Err(Counter::RcvQpState);
         }
         timer::peer_spoke(&mut st);
+        let syndrome = Syndrome::decode(aeth.syndrome());
+        // rxe's responder NAKs a READ's first PSN while it sends the READ's
+        // responses (an MR invalidated midway, an RNR when its send fails), as
+        // rxe's `check_psn` takes such a NAK; a sequence NAK it never sends so.
+        let in_read = !matches!(
+            syndrome,
+            Syndrome::Ack { .. } | Syndrome::Nak(NakCode::PsnSeqError)
+        ) && in_answered_read(&st, psn);
         // Only what was sent and not yet acknowledged can be acknowledged. After a
         // rewind that is more than what is sent now: the responder may have it all.
-        if psn_diff(psn, st.sq.sent_psn) >= 0 || psn_diff(psn, st.sq.comp_psn) < -1 {
+        if psn_diff(psn, st.sq.sent_psn) >= 0 || (psn_diff(psn, st.sq.comp_psn) < -1 && !in_read) {
             return Err(Counter::RcvOutOfSequence);
         }
-        let action = match Syndrome::decode(aeth.syndrome()) {
+        if !matches!(syndrome, Syndrome::Ack { .. })
+            && psn_diff(psn, st.sq.comp_psn) < 0
+            && !in_read
+        {
+            // A NAK names a PSN not yet acknowledged. One for an acknowledged
+            // PSN is late (reordered, or duplicated by the network): a resend
+            // already went past it, and an RNR NAK would wait and rewind for
+            // nothing.
+            return Err(Counter::RcvOutOfSequence);
+        }
+        let action = match syndrome {
             Syndrome::Ack { .. } => match unanswered_before(&st, psn) {
                 Some(at) => Action::Implied(at),
                 None => Action::Ack(psn),
             },
             Syndrome::Nak(NakCode::PsnSeqError) => {
-                if psn_diff(psn, st.sq.comp_psn) < 0 {
-                    // Reordered: a resend already went past this NAK.
-                    return Err(Counter::RcvOutOfSequence);
-                }
                 seq_nak = true;
                 let upto = nak_limit(&st, psn);
                 match timer::seq_nak(&mut st) {
@@ -243,6 +257,20 @@ fn nak_limit(st: &QpState_, psn: u32) -> u32 {
     unanswered_before(st, psn).unwrap_or(psn)
 }
 
+/// Whether `psn` is one of the PSNs of the READ whose responses are expected
+/// next ([`expected_response`]).
+fn in_answered_read(st: &QpState_, psn: u32) -> bool {
+    let Some((i, _)) = expected_response(st) else {
+        return false;
+    };
+    matches!(
+        st.sq.pending.get(i),
+        Some(Pending::Wqe(w)) if w.opcode == op::RDMA_READ
+            && psn_diff(psn, w.first_psn) >= 0
+            && psn_diff(psn, w.last_psn) <= 0
+    )
+}
+
 /// The sent WQE whose response is expected next (a READ, an atomic, a FLUSH or
 /// an ATOMIC WRITE: [`req::needs_response`]), and that response's PSN: the
 /// oldest one not answered, at the oldest unacknowledged PSN or, if only
@@ -372,7 +400,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
-                let early = place_early(&mut st, inner.pd_id, dev, pkt);
+                let early = place_early(&mut st, inner.pd_id, dev, pkt)?;
                 let resend = unexpected_read_response(&mut st, psn, early);
                 drop(st);
                 if let Some(acked) = resend {
@@ -394,6 +422,9 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         if w.opcode != op::RDMA_READ && (!pkt.info.is_only() || !pkt.payload.is_empty()) {
             // A FLUSH or ATOMIC WRITE is answered by a READ response ONLY without
             // data.
+            return Err(Counter::RcvMalformed);
+        }
+        if w.opcode == op::RDMA_READ && !fits(&st, w, pkt) {
             return Err(Counter::RcvMalformed);
         }
         let ok = place(&st, w, inner.pd_id, dev, pkt);
@@ -424,30 +455,50 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// answers, and noted, so that the READ is not asked for again from the expected
 /// PSN at once. Placing it again when it is sent again writes the same bytes.
 /// Returns the expected PSN and the READ's last if the response was placed and
-/// noted.
+/// noted, and an error for a response whose length or opcode does not fit its
+/// place in the READ: it is dropped.
 fn place_early(
     st: &mut QpState_,
     pd_id: PdId,
     dev: &RrxeDevice,
     pkt: &Packet<'_>,
-) -> Option<(u32, u32)> {
+) -> Result<Option<(u32, u32)>, Counter> {
     let psn = pkt.bth.psn();
-    let (i, oldest) = expected_response(st)?;
+    let Some((i, oldest)) = expected_response(st) else {
+        return Ok(None);
+    };
     if psn_diff(psn, oldest) <= 0 || psn_diff(psn, st.sq.sent_psn) >= 0 {
-        return None;
+        return Ok(None);
     }
     let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
-        return None;
+        return Ok(None);
     };
     if w.opcode != op::RDMA_READ || psn_diff(psn, w.last_psn) > 0 {
-        return None;
+        return Ok(None);
+    }
+    if !fits(st, w, pkt) {
+        return Err(Counter::RcvMalformed);
     }
     let last = w.last_psn;
     if !place(st, w, pd_id, dev, pkt) {
         // The response expected next meets the same error and fails the READ.
-        return None;
+        return Ok(None);
     }
-    st.sq.read_ahead.note(oldest, psn).then_some((oldest, last))
+    Ok(st.sq.read_ahead.note(oldest, psn).then_some((oldest, last)))
+}
+
+/// Whether READ response `pkt` brings what READ `w` is answered with at its PSN
+/// ([`read_response_len`]), and ends the message exactly at the READ's last
+/// PSN. Else a peer could complete a READ with responses of any length, even
+/// empty ones, leaving the buffer's old bytes where the data should be (rxe
+/// checks the opcode sequence, and completes a READ only with all its data).
+fn fits(st: &QpState_, w: &SendWqe, pkt: &Packet<'_>) -> bool {
+    let psn = pkt.bth.psn();
+    let mtu = qp::path_mtu_bytes(st);
+    let ends = pkt.info.is_last() || pkt.info.is_only();
+    read_response_len(w.first_psn, w.last_psn, w.length, mtu, psn)
+        .is_some_and(|len| len as usize == pkt.payload.len())
+        && ends == (psn == w.last_psn)
 }
 
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
