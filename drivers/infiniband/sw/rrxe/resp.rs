@@ -45,6 +45,11 @@ const TRANSPORT_UD: u8 = 3;
 
 /// Handles a checked packet addressed to `qp`.
 pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
+    // rxe's `pkey_match` against the only P_Key, 0xffff: for every packet,
+    // responses too, as rxe's `check_keys`.
+    if pkt.bth.pkey() & 0x7fff != 0x7fff {
+        return Err(Counter::RcvBadKey);
+    }
     let transport = pkt.bth.opcode() >> 5;
     match (qp.data().qp_type, transport) {
         (qpt::UD | qpt::GSI, TRANSPORT_UD) => receive_datagram(qp, pkt, ip),
@@ -56,10 +61,6 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
 
 fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let deth = pkt.deth.ok_or(Counter::RcvMalformed)?;
-    // rxe's `pkey_match` against the only P_Key, 0xffff.
-    if pkt.bth.pkey() & 0x7fff != 0x7fff {
-        return Err(Counter::RcvBadKey);
-    }
     // rxe's `rxe_chk_dgid`: a datagram must be addressed to a GID of the device
     // or to a group. (A connected QP's packets must be addressed to its own GID:
     // `from_peer`.) The socket takes anything addressed to the namespace, e.g.
@@ -204,9 +205,6 @@ pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
 /// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
 /// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
 fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
-    if pkt.bth.pkey() & 0x7fff != 0x7fff {
-        return Err(Counter::RcvBadKey);
-    }
     let mut out = Outcome::default();
     let (r, answered) = {
         let mut st = qp.data().state.lock();
@@ -340,8 +338,26 @@ fn connected_locked(
     } else {
         len == mtu
     };
+    // A WRITE's packets bring exactly the DMA length its RETH gave: the last one
+    // ends it, and none before does (rxe's `check_rkey` and length checks).
+    // Else a WRITE_ONLY_WITH_IMM with an empty payload, which places nothing
+    // and so checks no rkey, completed a receive for the RETH's whole length.
+    let write_len_ok = kind != InMessage::Write || {
+        let resid = if start {
+            pkt.reth.map_or(0, |r| r.len())
+        } else {
+            st.resp.write.2
+        };
+        let left = u64::from(resid).checked_sub(len as u64);
+        u64::from(resid) <= u64::from(MAX_MSG)
+            && (if end {
+                left == Some(0)
+            } else {
+                left.is_some_and(|l| l > 0)
+            })
+    };
     let allowed = kind == InMessage::Send || st.attr.qp_access_flags & QP_REMOTE_WRITE != 0;
-    if !in_seq || !len_ok || !allowed {
+    if !in_seq || !len_ok || !write_len_ok || !allowed {
         if !rc {
             if !in_seq {
                 abandon(st);
