@@ -58,6 +58,8 @@ pub(crate) struct CqInner {
     notify: AtomicU32,
     /// An overflow was reported.
     overflowed: AtomicBool,
+    /// `IB_EVENT_CQ_ERR` was raised, and no completion fit since.
+    err_raised: AtomicBool,
 }
 
 pub(crate) type RrxeCq = Arc<CqInner>;
@@ -118,6 +120,7 @@ pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(RrxeCq
             state <- new_spinlock_irq!(CqState { store, capacity }),
             notify: AtomicU32::new(0),
             overflowed: AtomicBool::new(false),
+            err_raised: AtomicBool::new(false),
         }),
         GFP_KERNEL,
     )?;
@@ -168,12 +171,15 @@ fn slot(i: usize, size: usize) -> usize {
 }
 
 /// Adds a completion. On overflow the CQ raises `IB_EVENT_CQ_ERR`, as rxe does, and
-/// the completion is lost (`EBUSY`).
+/// the completion is lost (`EBUSY`). The event is raised once until a completion
+/// fits again: rxe raises one per completion lost, and uverbs queues each in
+/// memory until the process reads it, so a process that keeps its CQ full and
+/// flushes a large SQ into it had the kernel allocate without bound.
 pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
     let inner = cq.data();
-    let res = {
+    let (res, raise) = {
         let mut s = inner.state.lock();
-        match &mut s.store {
+        let res = match &mut s.store {
             Store::User(q) => q.push(&wc.to_uverbs()),
             Store::Kernel(k) => {
                 if k.len == k.wcs.len() {
@@ -185,14 +191,25 @@ pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
                     Ok(())
                 }
             }
-        }
+        };
+        // Under the lock, so a completion that fits in between cannot leave
+        // the flag set with the CQ no longer full.
+        let raise = if res.is_err() {
+            !inner.err_raised.swap(true, Ordering::Relaxed)
+        } else {
+            inner.err_raised.store(false, Ordering::Relaxed);
+            false
+        };
+        (res, raise)
     };
     if res.is_err() {
         // Once per CQ: a flush into a full CQ would otherwise flood the log.
         if !inner.overflowed.swap(true, Ordering::Relaxed) {
             pr_warn!("CQ overflow: completions are lost\n");
         }
-        cq.raise(event::CQ_ERR);
+        if raise {
+            cq.raise(event::CQ_ERR);
+        }
         return res;
     }
     let armed = inner.notify.load(Ordering::Acquire);
