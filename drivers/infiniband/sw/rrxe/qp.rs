@@ -1325,15 +1325,21 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     let mut out = Completions::new(GFP_KERNEL)?;
     let new_state_is_err = {
         let mut st = inner.state.lock();
+        // The state the caller believes the QP in chooses the transition
+        // checked, as in rxe: the MAD layer recovers QP1 from a send error with
+        // SQE -> RTS, and a datagram QP's send error puts it in ERR here.
         let cur = if mask & m::CUR_STATE != 0 {
             QpState::from_raw(a.cur_qp_state).ok_or(EINVAL)?
         } else {
             cur_state(&st)
         };
+        // With no new state the QP stays in the one it is in. Staying in the
+        // one claimed, a QP in RESET said to be in RTS became RTS without INIT
+        // and RTR; now that is RTS -> RESET with an attribute it does not take.
         let new = if mask & m::STATE != 0 {
             QpState::from_raw(a.qp_state).ok_or(EINVAL)?
         } else {
-            cur
+            cur_state(&st)
         };
         if !qp_state::modify_is_ok(cur, new, ty, mask) {
             return Err(EINVAL);
