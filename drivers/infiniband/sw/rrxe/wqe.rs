@@ -449,12 +449,42 @@ pub(crate) fn from_kernel_send(
     if w.opcode != op::REG_MR && w.opcode != op::LOCAL_INV {
         w.sgl = Short::copy_of(wr.sgl)?;
         w.length = total_len(&w.sgl)?;
-        if w.flags & flag::INLINE != 0 && w.length > lim.max_inline {
-            return Err(Bad::Length);
+        if w.flags & flag::INLINE != 0 {
+            if w.length > lim.max_inline {
+                return Err(Bad::Length);
+            }
+            w.inline_data = kernel_inline_data(wr.sgl, w.length as usize)?;
         }
     }
     check_atomic(&w)?;
     Ok(w)
+}
+
+/// The data of a kernel consumer's inline send: copied at post time, as the
+/// consumer may reuse its buffers once `ib_post_send` returns (SMC-R's small
+/// RDMA WRITEs). Its SGEs address kernel memory directly; their lkeys are not
+/// used. `len` is their total, at most [`crate::params::MAX_INLINE_DATA`].
+fn kernel_inline_data(sgl: &[Sge], len: usize) -> Result<Short<u8, INLINE_IN_PLACE>, Bad> {
+    let mut out = Short::from_fn(len, |_| 0)?;
+    let data: &mut [u8] = match &mut out {
+        Short::InPlace { len, items } => &mut items[..*len],
+        Short::Heap(v) => v,
+    };
+    let mut at = 0;
+    for sge in sgl {
+        let n = sge.length as usize;
+        if n == 0 {
+            // Its address may be anything, null too.
+            continue;
+        }
+        let dst = data.get_mut(at..at + n).ok_or(Bad::Length)?;
+        // SAFETY: `ib_post_send`'s contract for `IB_SEND_INLINE`: each SGE of a
+        // kernel consumer's inline WR addresses `length` bytes of kernel
+        // memory, valid for the duration of the post, which this is.
+        unsafe { kernel::rdma::virt_dma::copy_from(sge.addr, dst) };
+        at += n;
+    }
+    Ok(out)
 }
 
 /// The `struct rxe_recv_wqe` bytes a kernel consumer's receive WR is posted as, so the
