@@ -135,6 +135,18 @@ exit status is 0 when all passed):
                 least once without the stretch), the QP details show an
                 answer time and an ACK timeout of at least 40 ms, and the
                 READ copies are right.
+  write_forged  wire.py, as DEV_A (from $SENDER_NS, IPv6 GIDs), sends DEV_B's
+                QP a WRITE_ONLY of 4 bytes with DEV_B's rkey, which lands; then
+                a WRITE_ONLY_WITH_IMMEDIATE whose RETH says 4096 bytes, with no
+                payload and a wrong rkey: DEV_B's QP answers with a NAK and
+                goes to the error state, and its posted receive is flushed
+                (rrxe only: it had completed with success and 4096 bytes).
+  read_forged   DEV_A's QP goes to the error state, and DEV_B's QP READs 2500
+                bytes from it at MTU 1024 (3 PSNs). wire.py, as DEV_A, answers
+                first with a READ_RESPONSE_ONLY without data at each PSN, then
+                with well-formed responses under a wrong P_Key: neither
+                completes the READ (both did). Then the well-formed responses
+                with the right P_Key complete it, with their bytes.
   deep_sq       DEV_A's QP has a 20,000-WQE send queue. One post_send call posts
                 a chain of 20,000 one-byte WRITEs (every 1000th signaled) while
                 DEV_B's QP is still in RESET, so all of them wait in DEV_A's
@@ -890,6 +902,55 @@ def srq_error(a, b):
             expect("receive completions", b.poll(2, 2), [(1, WC_WR_FLUSH_ERR)]))
 
 
+def wire(a, b, kind, count, psn, va=0, rkey=0):
+    """Sends wire.py's KIND packets to DEV_B's QP as DEV_A (from $SENDER_NS)."""
+    r = subprocess.run(["ip", "netns", "exec", os.environ["SENDER_NS"], "python3",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"),
+                        str(b.gid), kind, str(count), str(b.qp.qp_num), str(a.gid),
+                        hex(psn), hex(va), hex(rkey)],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        log(f"wire.py {kind} failed: {r.stderr.strip()}")
+    return r.returncode == 0
+
+
+def write_forged(a, b):
+    b.post_recv(1, 0, 4096)
+    b.mr.write(bytes(4), 4, 8192)
+    if not wire(a, b, "rc-write", 1, 0x1234, b.mr.buf + 8192, b.mr.rkey):
+        return False
+    end = time.monotonic() + 10
+    while b.mr.read(4, 8192) != b"rrxe" and time.monotonic() < end:
+        time.sleep(0.05)
+    if not expect("the well-formed WRITE's bytes", b.mr.read(4, 8192), b"rrxe"):
+        return False
+    if not wire(a, b, "rc-write-imm-empty", 1, 0x1235, 0, b.mr.rkey ^ 0xFF00):
+        return False
+    got = b.poll(1, 10)
+    attr, _ = b.qp.query(e.IBV_QP_STATE)
+    return (expect("receive completion", got, [(1, WC_WR_FLUSH_ERR)]) and
+            expect("DEV_B's QP state", attr.qp_state, e.IBV_QPS_ERR))
+
+
+def read_forged(a, b):
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_ERR
+    a.qp.modify(attr, e.IBV_QP_STATE)
+    length = 2500
+    b.mr.write(bytes(length), length, 0)
+    b.qp.post_send(b.wr(1, e.IBV_WR_RDMA_READ, 0, length, a.mr.buf, a.mr.rkey))
+    if not (wire(a, b, "rc-read-resp-empty", length, 0x1234) and
+            wire(a, b, "rc-read-resp-pkey", length, 0x1234)):
+        return False
+    if not expect("completions after malformed responses", b.poll(1, 1), []):
+        return False
+    if not wire(a, b, "rc-read-resp", length, 0x1234):
+        return False
+    want = bytes((7 * i + 1) & 0xFF for i in range(length))
+    return (expect("READ completion", b.poll(1, 10), [(1, WC_SUCCESS)]) and
+            expect("READ data", b.mr.read(length, 0) == want, True))
+
+
 def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ |
@@ -923,7 +984,10 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     a.connect(b, **kw)
     if case == "deep_sq":
         return deep_sq(a, b)
+    # read_forged: DEV_B's READ waits 2.1 s a try, and outlives three wire.py
+    # runs under TCG.
     b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
+              timeout=19 if case == "read_forged" else 14,
               min_rnr_timer=28 if case == "handoff" else 14, rd_atomic=kw.get("rd_atomic", 1))
     if case == "transfer":
         return transfer(a, b, int(arg), dev_a, read_kib)
@@ -957,6 +1021,10 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return mw_window(a, b)
     if case == "srq_error":
         return srq_error(a, b)
+    if case == "write_forged":
+        return write_forged(a, b)
+    if case == "read_forged":
+        return read_forged(a, b)
     raise ValueError(f"unknown case {case}")
 
 

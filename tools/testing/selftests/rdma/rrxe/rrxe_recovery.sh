@@ -95,9 +95,10 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
 # WRITE-then-READ, READ-backlog, slow-peer, shaper, retry_cnt 7 and
 # retry-silence cases and the shapers' drop check (10 lines) for the 2 with
-# rrxe requesting, the deep-SQ case for rrxe to rrxe, the window and SRQ cases
-# for the 2 with rrxe responding, 7 counter checks.
-PLAN=62
+# rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
+# forged-packet (WRITE, READ response) cases for the 2 with rrxe responding,
+# 7 counter checks.
+PLAN=66
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -203,7 +204,9 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		rcases "$a" "$b" "mw_window=$p: a memory window bounds remote access, and pins its MR"
 		# wire.py, in A's namespace, plays A's part over IPv6.
 		SENDER_NS=$ans FAMILY=6 rcases "$a" "$b" \
-			"srq_error=$p: an SRQ QP's error flushes its half-received SEND and raises LAST_WQE_REACHED"
+			"srq_error=$p: an SRQ QP's error flushes its half-received SEND and raises LAST_WQE_REACHED;\
+write_forged=$p: a WRITE whose payload falls short of its RETH length is refused, and its immediate data completes no receive;\
+read_forged=$p: READ responses with the wrong lengths or P_Key do not complete a READ, and the right ones do"
 	fi
 	netem "$ans" "$adev" loss 100%
 	local retry="retry=$p: a silent peer fails with RETRY_EXC_ERR"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Sends hand-made RoCE v2 packets to a device's address over UDP/IPv6.
 
-    wire.py ADDR KIND [COUNT [QPN SRC [PSN]]]
+    wire.py ADDR KIND [COUNT [QPN SRC [PSN [VA RKEY]]]]
 
 KIND is one of:
   valid      UD SEND_ONLY to QPN 0x123456 (no such QP) with a correct ICRC
@@ -15,6 +15,18 @@ KIND is one of:
   rc-send-first
              RC SEND_FIRST with 1024 bytes to QPN at PSN, from SRC: the start
              of a message whose rest never comes
+  rc-write   RC RDMA WRITE_ONLY of the 4 bytes "rrxe" to VA with RKEY (RETH
+             length 4) to QPN at PSN, from SRC, asking for an ACK
+  rc-write-imm-empty
+             RC RDMA WRITE_ONLY_WITH_IMMEDIATE with a RETH length of 4096 and
+             no payload, to VA with RKEY
+  rc-read-resp
+             the READ responses to a READ of COUNT bytes at MTU 1024, FIRST to
+             LAST (or ONLY) from PSN on, with the bytes of read_data(COUNT)
+  rc-read-resp-empty
+             READ_RESPONSE_ONLY without data at each of that READ's PSNs
+  rc-read-resp-pkey
+             rc-read-resp with the P_Key 0x1234
 
 The ICRC is computed as rdma_rxe does over IPv6: the masked IPv6 and UDP
 headers and the BTH (resv8a masked), then the rest of the packet.
@@ -62,18 +74,50 @@ def rc_send(qpn, psn, payload, opcode=0x04):
     return bth + payload + bytes(pad) + bytes(4)
 
 
+def read_data(length):
+    """The bytes an rc-read-resp READ of length bytes brings."""
+    return bytes((7 * i + 1) & 0xFF for i in range(length))
+
+
+def rc_read_responses(qpn, psn, length, kind, mtu=1024):
+    """The READ responses (ICRC zeroed) that answer a READ of length bytes."""
+    data = read_data(length)
+    n = max(1, -(-length // mtu))
+    aeth = struct.pack("!I", 0x1F << 24)
+    out = []
+    for k in range(n):
+        if kind == "rc-read-resp-empty":
+            opcode, payload = 0x10, b""
+        else:
+            payload = data[k * mtu:(k + 1) * mtu]
+            opcode = 0x10 if n == 1 else 0x0D if k == 0 else 0x0F if k == n - 1 else 0x0E
+        pad = -len(payload) & 3
+        pkey = 0x1234 if kind == "rc-read-resp-pkey" else 0xFFFF
+        bth = struct.pack("!BBHII", opcode, pad << 4, pkey, qpn, (psn + k) & 0xFFFFFF)
+        out.append(bth + (b"" if opcode == 0x0E else aeth) + payload + bytes(pad) + bytes(4))
+    return out
+
+
 def main():
     addr, kind = sys.argv[1], sys.argv[2]
     count = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     qpn = int(sys.argv[4], 0) if len(sys.argv) > 4 else 0
     src = sys.argv[5] if len(sys.argv) > 5 else "::"
     psn = int(sys.argv[6], 0) if len(sys.argv) > 6 else 0
+    va = int(sys.argv[7], 0) if len(sys.argv) > 7 else 0
+    rkey = int(sys.argv[8], 0) if len(sys.argv) > 8 else 0
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind((src, SPORT))
     s.connect((addr, 4791))
     saddr = socket.inet_pton(socket.AF_INET6, s.getsockname()[0])
     daddr = socket.inet_pton(socket.AF_INET6, addr)
     rnd = random.Random(4791)
+    if kind.startswith("rc-read-resp"):
+        for pkt in rc_read_responses(qpn, psn, count, kind):
+            pkt = bytearray(pkt)
+            pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
+            s.send(bytes(pkt))
+        return 0
     for _ in range(count):
         if kind in ("valid", "bad-icrc"):
             pkt = bytearray(ud_send(0x123456, b"rrxe wire test"))
@@ -94,6 +138,15 @@ def main():
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "rc-send-first":
             pkt = bytearray(rc_send(qpn, psn, bytes(1024), opcode=0x00))
+            pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
+        elif kind in ("rc-write", "rc-write-imm-empty"):
+            ack_req = 1 << 31
+            if kind == "rc-write":
+                opcode, reth_len, rest = 0x0A, 4, b"rrxe"
+            else:
+                opcode, reth_len, rest = 0x0B, 4096, struct.pack("!I", 0x1234567)
+            pkt = bytearray(struct.pack("!BBHII", opcode, 0, 0xFFFF, qpn, ack_req | psn)
+                            + struct.pack("!QII", va, rkey, reth_len) + rest + bytes(4))
             pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
         elif kind == "fuzz":
             n = rnd.choice([0, 1, 12, 16, 20, 28, 40, 64, 300, 1100])
