@@ -62,6 +62,10 @@ class QpAttr(C.Structure):
                  "alt_port_num", "alt_timeout")] + [("rate_limit", C.c_uint32)]
 
 
+class AsyncEvent(C.Structure):
+    _fields_ = [("element", vp), ("event_type", C.c_int)]
+
+
 class SrqAttr(C.Structure):
     _fields_ = [("max_wr", C.c_uint32), ("max_sge", C.c_uint32), ("srq_limit", C.c_uint32)]
 
@@ -86,13 +90,17 @@ for fn, res, args in [
         ("ibv_create_srq", vp, [vp, C.POINTER(SrqInitAttr)]),
         ("ibv_modify_srq", C.c_int, [vp, C.POINTER(SrqAttr), C.c_int]),
         ("ibv_destroy_srq", C.c_int, [vp]),
-        ("ibv_query_gid", C.c_int, [vp, C.c_uint8, C.c_int, C.POINTER(Gid)])]:
+        ("ibv_query_gid", C.c_int, [vp, C.c_uint8, C.c_int, C.POINTER(Gid)]),
+        ("ibv_get_async_event", C.c_int, [vp, C.POINTER(AsyncEvent)]),
+        ("ibv_ack_async_event", None, [C.POINTER(AsyncEvent)])]:
     f = getattr(ibv, fn)
     f.restype, f.argtypes = res, args
 
 # enum values (verbs.h)
 QPT_RC, QPT_UD = 2, 4
 RESET, INIT, RTR, RTS, ERR = 0, 1, 2, 3, 6
+M_CUR_STATE = 2
+EV_CQ_ERR = 0
 M_STATE, M_ACCESS, M_PKEY, M_PORT, M_QKEY, M_AV, M_MTU, M_TIMEOUT, M_RETRY, M_RNR, \
     M_RQ_PSN, M_RD_ATOMIC, M_MIN_RNR, M_SQ_PSN, M_DEST_RD_ATOMIC, M_DEST_QPN = (
         1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 1 << 15, 1 << 16, 1 << 17,
@@ -134,11 +142,11 @@ def uverbs_maps():
     return out
 
 
-def uverbs_fds():
+def uverbs_fds(target="/dev/infiniband/uverbs"):
     fds = set()
     for fd in os.listdir("/proc/self/fd"):
         try:
-            if os.readlink(f"/proc/self/fd/{fd}").startswith("/dev/infiniband/uverbs"):
+            if os.readlink(f"/proc/self/fd/{fd}").startswith(target):
                 fds.add(int(fd))
         except OSError:
             pass
@@ -168,9 +176,11 @@ class Ctx:
         dev = next(lst[i] for i in range(n.value)
                    if ibv.ibv_get_device_name(lst[i]).decode() == devname)
         before = uverbs_fds()
+        events_before = uverbs_fds("anon_inode:[infinibandevent]")
         self.ctx = ibv.ibv_open_device(dev)
         assert self.ctx, "ibv_open_device"
         self.fd = (uverbs_fds() - before).pop()
+        self.event_fd = (uverbs_fds("anon_inode:[infinibandevent]") - events_before).pop()
         self.pd = ibv.ibv_alloc_pd(self.ctx)
         self.maps0 = set(uverbs_maps())
         self.cq = ibv.ibv_create_cq(self.ctx, 63, None, None, 0)
@@ -282,7 +292,7 @@ def post(sq, wqes):
 
 def main():
     dev = sys.argv[1]
-    print("1..15")
+    print("1..17")
 
     # 1. Random bytes in every SQ slot of a UD QP, then the doorbell.
     c = Ctx(dev)
@@ -439,7 +449,49 @@ def main():
         f"got {got}")
     ibv.ibv_destroy_qp(qp)
 
-    # 11. Mapping a ring with the wrong size or at an unknown offset fails cleanly.
+    # 11. modify_qp with a current state and no new one: the QP stays in the
+    # state it is in. It went to the one claimed: a QP in RESET said to be in
+    # RTS became RTS (now RTS -> RESET, which takes no current state: EINVAL).
+    # The current state is accepted where a transition takes it (RTS -> RTS).
+    qp, h, qpn, sq, rq = c.create_qp(QPT_RC)
+    lie = c.modify(qp, M_CUR_STATE, cur_qp_state=RTS)
+    after_lie = c.state(qp)
+    e = c.rc_rts(qp, qpn)
+    truth = c.modify(qp, M_CUR_STATE | M_STATE, cur_qp_state=RTS, qp_state=RTS)
+    tap(lie == errno.EINVAL and after_lie == RESET and e == 0 and truth == 0
+        and c.state(qp) == RTS,
+        "modify_qp with only a current state, not the QP's: EINVAL, state kept",
+        f"wrong current state: {lie}, state {after_lie}; to RTS {e}; right one: {truth}")
+    ibv.ibv_destroy_qp(qp)
+
+    # 12. The consumer index keeps the CQ full while a QP's WQEs fail and flush
+    # into it: the completions are lost, and IB_EVENT_CQ_ERR comes once, not once
+    # per completion (uverbs keeps every event in memory until it is read).
+    c2 = Ctx(dev)
+    os.set_blocking(c2.event_fd, False)
+    qp, h, qpn, sq, rq = c2.create_qp(QPT_RC, sges=2)
+    e = c2.rc_rts(qp, qpn)
+    r = c2.cq_ring
+    prod = u32(r.base + PROD)
+    put32(r.base + CONS, (prod + 1) & r.mask)
+    post(sq, [send_wqe(0xb000 + i, opcode=1000) for i in range(6)])
+    c2.doorbell(h)
+    events, ev, end = [], AsyncEvent(), time.monotonic() + 2
+    while time.monotonic() < end:
+        if ibv.ibv_get_async_event(c2.ctx, C.byref(ev)) == 0:
+            events.append(ev.event_type)
+            ibv.ibv_ack_async_event(C.byref(ev))
+        else:
+            time.sleep(0.05)
+    put32(r.base + CONS, prod)
+    tap(e == 0 and events.count(EV_CQ_ERR) == 1 and c2.state(qp) == ERR
+        and u32(r.base + PROD) == prod,
+        "a CQ kept full: its 6 lost completions raise one CQ_ERR event",
+        f"rts {e}, events {events}, state {c2.state(qp)}")
+    # Left to the process's exit: libibverbs' destroy waits for every event to
+    # be acknowledged, and one that came after the wait would hang it.
+
+    # 13. Mapping a ring with the wrong size or at an unknown offset fails cleanly.
     bad = []
     for off, size in [(0, 8192 * 64), (1 << 40, 4096)]:
         try:
@@ -450,7 +502,7 @@ def main():
                 bad.append((off, size, ex.errno))
     tap(not bad, "mmap of a wrong size or unknown offset: EINVAL", str(bad))
 
-    # 12. SRQ: garbage ring, bogus producer, then a resize and destroy.
+    # 14. SRQ: garbage ring, bogus producer, then a resize and destroy.
     c.mark()
     srq = ibv.ibv_create_srq(c.pd, C.byref(SrqInitAttr(attr=SrqAttr(15, 1, 0))))
     ring = c.new_rings()[0]
