@@ -47,6 +47,8 @@ enum Store {
 struct CqState {
     store: Store,
     capacity: u32,
+    /// `IB_EVENT_CQ_ERR` was raised, and no completion fit since.
+    err_raised: bool,
 }
 
 /// The driver's CQ.
@@ -58,8 +60,6 @@ pub(crate) struct CqInner {
     notify: AtomicU32,
     /// An overflow was reported.
     overflowed: AtomicBool,
-    /// `IB_EVENT_CQ_ERR` was raised, and no completion fit since.
-    err_raised: AtomicBool,
 }
 
 pub(crate) type RrxeCq = Arc<CqInner>;
@@ -117,10 +117,13 @@ pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(RrxeCq
     let (store, capacity) = new_store(attr.cqe, udata)?;
     let cq = Arc::pin_init(
         pin_init!(CqInner {
-            state <- new_spinlock_irq!(CqState { store, capacity }),
+            state <- new_spinlock_irq!(CqState {
+                store,
+                capacity,
+                err_raised: false,
+            }),
             notify: AtomicU32::new(0),
             overflowed: AtomicBool::new(false),
-            err_raised: AtomicBool::new(false),
         }),
         GFP_KERNEL,
     )?;
@@ -192,14 +195,8 @@ pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
                 }
             }
         };
-        // Under the lock, so a completion that fits in between cannot leave
-        // the flag set with the CQ no longer full.
-        let raise = if res.is_err() {
-            !inner.err_raised.swap(true, Ordering::Relaxed)
-        } else {
-            inner.err_raised.store(false, Ordering::Relaxed);
-            false
-        };
+        let raise = res.is_err() && !s.err_raised;
+        s.err_raised = res.is_err();
         (res, raise)
     };
     if res.is_err() {
