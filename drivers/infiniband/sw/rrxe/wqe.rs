@@ -9,7 +9,7 @@
 //! read: the driver rebuilds them.
 
 pub(crate) use crate::mw::BindArgs;
-use core::ops::Deref;
+use core::ops::{Deref, DerefMut};
 use kernel::{prelude::*, rdma::verbs::Sge};
 
 /// `sizeof(struct rxe_send_wqe)`: the SGEs or inline data follow.
@@ -138,6 +138,15 @@ impl<T: Copy + Default, const N: usize> Deref for Short<T, N> {
     fn deref(&self) -> &[T] {
         match self {
             Self::InPlace { len, items } => &items[..*len],
+            Self::Heap(v) => v,
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> DerefMut for Short<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Self::InPlace { len, items } => &mut items[..*len],
             Self::Heap(v) => v,
         }
     }
@@ -466,10 +475,6 @@ pub(crate) fn from_kernel_send(
 /// used. `len` is their total, at most [`crate::params::MAX_INLINE_DATA`].
 fn kernel_inline_data(sgl: &[Sge], len: usize) -> Result<Short<u8, INLINE_IN_PLACE>, Bad> {
     let mut out = Short::from_fn(len, |_| 0)?;
-    let data: &mut [u8] = match &mut out {
-        Short::InPlace { len, items } => &mut items[..*len],
-        Short::Heap(v) => v,
-    };
     let mut at = 0;
     for sge in sgl {
         let n = sge.length as usize;
@@ -477,7 +482,7 @@ fn kernel_inline_data(sgl: &[Sge], len: usize) -> Result<Short<u8, INLINE_IN_PLA
             // Its address may be anything, null too.
             continue;
         }
-        let dst = data.get_mut(at..at + n).ok_or(Bad::Length)?;
+        let dst = out.get_mut(at..at + n).ok_or(Bad::Length)?;
         // SAFETY: `ib_post_send`'s contract for `IB_SEND_INLINE`: each SGE of a
         // kernel consumer's inline WR addresses `length` bytes of kernel
         // memory, valid for the duration of the post, which this is.
