@@ -89,17 +89,15 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         ) && in_answered_read(&st, psn);
         // Only what was sent and not yet acknowledged can be acknowledged. After a
         // rewind that is more than what is sent now: the responder may have it all.
-        if psn_diff(psn, st.sq.sent_psn) >= 0 || (psn_diff(psn, st.sq.comp_psn) < -1 && !in_read) {
-            return Err(Counter::RcvOutOfSequence);
-        }
-        if !matches!(syndrome, Syndrome::Ack { .. })
-            && psn_diff(psn, st.sq.comp_psn) < 0
-            && !in_read
-        {
-            // A NAK names a PSN not yet acknowledged. One for an acknowledged
-            // PSN is late (reordered, or duplicated by the network): a resend
-            // already went past it, and an RNR NAK would wait and rewind for
-            // nothing.
+        // A NAK names a PSN not yet acknowledged. One for an acknowledged PSN is
+        // late (reordered, or duplicated by the network): a resend already went
+        // past it, and an RNR NAK would wait and rewind for nothing.
+        let behind = psn_diff(psn, st.sq.comp_psn);
+        let late = match syndrome {
+            Syndrome::Ack { .. } => behind < -1,
+            _ => behind < 0 && !in_read,
+        };
+        if psn_diff(psn, st.sq.sent_psn) >= 0 || late {
             return Err(Counter::RcvOutOfSequence);
         }
         let action = match syndrome {
