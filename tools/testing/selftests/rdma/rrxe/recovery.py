@@ -178,6 +178,8 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+from wire import read_data
+
 MIB = 1 << 20
 DEPTH = 128
 # Past where rrxe's list of pending WQEs outgrew kmalloc (8,192).
@@ -869,18 +871,23 @@ def mw_window(a, b):
         mw.close()
 
 
+def wire(a, b, kind, count, psn, va=0, rkey=0):
+    """Sends wire.py's KIND packets to DEV_B's QP as DEV_A (from $SENDER_NS)."""
+    r = subprocess.run(["ip", "netns", "exec", os.environ["SENDER_NS"], "python3",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"),
+                        str(b.gid), kind, str(count), str(b.qp.qp_num), str(a.gid),
+                        hex(psn), hex(va), hex(rkey)],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        log(f"wire.py {kind} failed: {r.stderr.strip()}")
+    return r.returncode == 0
+
+
 def srq_error(a, b):
     for wr_id in (1, 2):
         b.srq.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
                                sg=[SGE(b.mr.buf + wr_id * 4096, 4096, b.mr.lkey)]))
-    src = str(a.gid)
-    dst = str(b.gid)
-    r = subprocess.run(["ip", "netns", "exec", os.environ["SENDER_NS"], "python3",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"),
-                        dst, "rc-send-first", "1", str(b.qp.qp_num), src, "0x1234"],
-                       capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        log(f"wire.py failed: {r.stderr.strip()}")
+    if not wire(a, b, "rc-send-first", 1, 0x1234):
         return False
     # Until the responder has taken the first receive for the message.
     time.sleep(1)
@@ -900,18 +907,6 @@ def srq_error(a, b):
         signal.signal(signal.SIGALRM, old)
     return (expect("async event", ev.event_type, e.IBV_EVENT_QP_LAST_WQE_REACHED) and
             expect("receive completions", b.poll(2, 2), [(1, WC_WR_FLUSH_ERR)]))
-
-
-def wire(a, b, kind, count, psn, va=0, rkey=0):
-    """Sends wire.py's KIND packets to DEV_B's QP as DEV_A (from $SENDER_NS)."""
-    r = subprocess.run(["ip", "netns", "exec", os.environ["SENDER_NS"], "python3",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py"),
-                        str(b.gid), kind, str(count), str(b.qp.qp_num), str(a.gid),
-                        hex(psn), hex(va), hex(rkey)],
-                       capture_output=True, text=True, timeout=60)
-    if r.returncode != 0:
-        log(f"wire.py {kind} failed: {r.stderr.strip()}")
-    return r.returncode == 0
 
 
 def write_forged(a, b):
@@ -946,9 +941,8 @@ def read_forged(a, b):
         return False
     if not wire(a, b, "rc-read-resp", length, 0x1234):
         return False
-    want = bytes((7 * i + 1) & 0xFF for i in range(length))
     return (expect("READ completion", b.poll(1, 10), [(1, WC_SUCCESS)]) and
-            expect("READ data", b.mr.read(length, 0) == want, True))
+            expect("READ data", b.mr.read(length, 0) == read_data(length), True))
 
 
 def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
