@@ -73,5 +73,13 @@ gid_index() {
 
 # stat_of DEV COUNTER: one of the device's port counters.
 stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# qp_state DEV...: each device's QPs with the driver's transport state
+# (Documentation/admin-guide.rst, "QP state"), for a run that stopped moving.
+qp_state() { local d; for d in "$@"; do rdma resource show qp link "$d/1" -dd; done; }
 # nonzero_stats DEV: "name value" for each of DEV's port 1 counters above 0.
 nonzero_stats() { rdma statistic show link "$1/1" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^[1-9][0-9]*$/) printf "%s %s ", $i, $(i + 1) }'; }
+# stats_delta BEFORE AFTER: the counters that moved between two nonzero_stats.
+stats_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); for (i = 1; i < n; i += 2) o[x[i]] = x[i + 1]
+		n = split(b, y, " "); for (i = 1; i < n; i += 2) if (y[i + 1] != o[y[i]]) printf "%s +%d ", y[i], y[i + 1] - o[y[i]] }'
+}

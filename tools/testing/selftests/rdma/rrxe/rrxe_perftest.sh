@@ -25,12 +25,14 @@ NSB="ip netns exec b"
 # perf TOOL CLI_NS CLI_DEV SRV_NS SRV_DEV SIZE MTU FAMILY: one server/client run.
 perf() {
 	local tool=$1 cns=$2 cdev=$3 sns=$4 sdev=$5 size=$6 mtu=$7 fam=$8
-	local name="$1: $3 -> $5, $6 bytes, MTU $7, IPv$8" srv_ip sg cg out spid rc
+	local name="$1: $3 -> $5, $6 bytes, MTU $7, IPv$8" srv_ip sg cg out spid cpid wdog crc src
 	[ "$tool" = ib_atomic_bw ] && size=8 && name="$1: $3 -> $5, MTU $7, IPv$8"
 	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
 	sg=$(gid_index "$sdev" "$fam") && cg=$(gid_index "$cdev" "$fam") || {
 		not_ok "$name # no IPv$fam GID"; return; }
 	out=$(mktemp)
+	local before_c before_s
+	before_c=$(nonzero_stats "$cdev") before_s=$(nonzero_stats "$sdev")
 	ip netns exec "$sns" timeout 120 "$tool" -d "$sdev" -x "$sg" -m "$mtu" -s "$size" \
 		-n "$ITERS" >"$out.s" 2>&1 &
 	spid=$!
@@ -40,19 +42,34 @@ perf() {
 		rm -f "$out" "$out.s"; return
 	fi
 	ip netns exec "$cns" timeout 120 "$tool" -d "$cdev" -x "$cg" -m "$mtu" -s "$size" \
-		-n "$ITERS" "$srv_ip" >"$out.c" 2>&1
-	rc=$?
-	wait "$spid" || rc=1
-	if [ "$rc" = 0 ] && grep -qE "^ *$size +$ITERS " "$out.c"; then
+		-n "$ITERS" "$srv_ip" >"$out.c" 2>&1 &
+	cpid=$!
+	# A run that stops moving: its QPs' transport state, while they still exist
+	# (a sleeping watchdog, not a poll that takes CPU from the run).
+	(
+		trap 'kill $nap 2>/dev/null; wait $nap; exit 0' TERM
+		sleep 100 & nap=$!
+		wait $nap && kill -0 "$cpid" 2>/dev/null && qp_state "$cdev" "$sdev" >"$out" 2>&1
+	) &
+	wdog=$!
+	wait "$cpid"
+	crc=$?
+	kill "$wdog" 2>/dev/null
+	wait "$wdog"
+	wait "$spid"
+	src=$?
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -qE "^ *$size +$ITERS " "$out.c"; then
 		ok "$name"
 	else
-		not_ok "$name"
-		sed 's/^/# server: /' "$out.s" | tail -n 5
-		sed 's/^/# client: /' "$out.c" | tail -n 5
-		# What the two ends counted (retries, drops), for a run that hung.
-		for d in "$cdev" "$sdev"; do
-			diag "$d: $(nonzero_stats "$d")"
-		done
+		not_ok "$name # client exit $crc, server exit $src"
+		# All of it: a tool's error goes to stderr at once, its stdout at exit,
+		# so the error lines stand above the last ones.
+		grep -v '^-*$' "$out.s" | sed 's/^/# server: /'
+		grep -v '^-*$' "$out.c" | sed 's/^/# client: /'
+		# What the two ends counted in this run (retries, drops), for one that hung.
+		diag "$cdev: $(stats_delta "$before_c" "$(nonzero_stats "$cdev")")"
+		diag "$sdev: $(stats_delta "$before_s" "$(nonzero_stats "$sdev")")"
+		[ -s "$out" ] && sed 's/^/# /' "$out"
 	fi
 	rm -f "$out" "$out.s" "$out.c"
 }
