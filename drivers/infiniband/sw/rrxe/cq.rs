@@ -173,49 +173,97 @@ fn slot(i: usize, size: usize) -> usize {
     i.checked_rem(size).unwrap_or(0)
 }
 
-/// Adds a completion. On overflow the CQ raises `IB_EVENT_CQ_ERR`, as rxe does, and
-/// the completion is lost (`EBUSY`). The event is raised once until a completion
-/// fits again: rxe raises one per completion lost, and uverbs queues each in
-/// memory until the process reads it, so a process that keeps its CQ full and
-/// flushes a large SQ into it had the kernel allocate without bound.
-pub(crate) fn post(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Result {
-    let inner = cq.data();
-    let (res, raise) = {
-        let mut s = inner.state.lock();
-        let res = match &mut s.store {
-            Store::User(q) => q.push(&wc.to_uverbs()),
-            Store::Kernel(k) => {
-                if k.len == k.wcs.len() {
-                    Err(EBUSY)
-                } else {
-                    let n = k.wcs.len();
-                    k.wcs[slot(k.head + k.len, n)] = *wc;
-                    k.len += 1;
-                    Ok(())
-                }
+/// What [`push`] left to do once the caller's locks are dropped: a consumer's
+/// completion or event handler may call back into the QP.
+#[must_use]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Pushed {
+    /// A completion went in.
+    added: bool,
+    /// One that went in wakes a consumer armed for solicited completions only.
+    solicited: bool,
+    /// A completion was lost to a full CQ.
+    lost: bool,
+    /// The loss raises `IB_EVENT_CQ_ERR`.
+    raise: bool,
+}
+
+impl Pushed {
+    /// What both pushes left to do: one notification covers a batch.
+    pub(crate) fn and(self, o: Self) -> Self {
+        Self {
+            added: self.added || o.added,
+            solicited: self.solicited || o.solicited,
+            lost: self.lost || o.lost,
+            raise: self.raise || o.raise,
+        }
+    }
+
+    /// Notifies the consumer and raises the overflow event, as due. `EBUSY` if a
+    /// completion was lost.
+    pub(crate) fn finish(self, cq: &Cq<Rrxe>) -> Result {
+        let inner = cq.data();
+        if self.lost {
+            // Once per CQ: a flush into a full CQ would otherwise flood the log.
+            if !inner.overflowed.swap(true, Ordering::Relaxed) {
+                pr_warn!("CQ overflow: completions are lost\n");
             }
-        };
-        let raise = res.is_err() && !s.err_raised;
-        s.err_raised = res.is_err();
-        (res, raise)
+            if self.raise {
+                cq.raise(event::CQ_ERR);
+            }
+        }
+        if self.added {
+            let armed = inner.notify.load(Ordering::Acquire);
+            if armed & NEXT_COMP != 0 || (armed & SOLICITED != 0 && self.solicited) {
+                inner.notify.store(0, Ordering::Release);
+                cq.notify_completion();
+            }
+        }
+        if self.lost {
+            Err(EBUSY)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Adds a completion without notifying anyone: [`Pushed::finish`] does, after the
+/// caller drops its locks. The QP engines push while they hold the QP's lock, so
+/// a queue's completions reach the CQ in the order they were taken from it: pushed
+/// after the lock was dropped, two CPUs completing one SQ (an ACK received on
+/// each) could put a later WQE's completion first (rxe completes each QP from
+/// one task).
+///
+/// On overflow the completion is lost and `finish` raises `IB_EVENT_CQ_ERR`, as
+/// rxe does, once until a completion fits again: rxe raises one per completion
+/// lost, and uverbs queues each in memory until the process reads it, so a
+/// process that keeps its CQ full and flushes a large SQ into it had the kernel
+/// allocate without bound.
+pub(crate) fn push(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Pushed {
+    let inner = cq.data();
+    let mut s = inner.state.lock();
+    let res = match &mut s.store {
+        Store::User(q) => q.push(&wc.to_uverbs()),
+        Store::Kernel(k) => {
+            if k.len == k.wcs.len() {
+                Err(EBUSY)
+            } else {
+                let n = k.wcs.len();
+                k.wcs[slot(k.head + k.len, n)] = *wc;
+                k.len += 1;
+                Ok(())
+            }
+        }
     };
-    if res.is_err() {
-        // Once per CQ: a flush into a full CQ would otherwise flood the log.
-        if !inner.overflowed.swap(true, Ordering::Relaxed) {
-            pr_warn!("CQ overflow: completions are lost\n");
-        }
-        if raise {
-            cq.raise(event::CQ_ERR);
-        }
-        return res;
+    let lost = res.is_err();
+    let raise = lost && !s.err_raised;
+    s.err_raised = lost;
+    Pushed {
+        added: !lost,
+        solicited: !lost && (solicited || wc.status != WC_SUCCESS),
+        lost,
+        raise,
     }
-    let armed = inner.notify.load(Ordering::Acquire);
-    if armed & NEXT_COMP != 0 || (armed & SOLICITED != 0 && (solicited || wc.status != WC_SUCCESS))
-    {
-        inner.notify.store(0, Ordering::Release);
-        cq.notify_completion();
-    }
-    Ok(())
 }
 
 pub(crate) fn poll(cq: &Cq<Rrxe>, out: &mut [Wc]) -> usize {

@@ -757,8 +757,9 @@ pub(crate) fn create(
     Ok((qp, qpn))
 }
 
-/// Completions gathered under the QP lock and posted after it is dropped, so a
-/// consumer's completion handler may call back into the QP.
+/// Completions gathered under the QP lock and pushed to the CQs under it, in the
+/// order taken ([`cq::push`]); the consumers are notified after it is dropped
+/// ([`Pushed::finish`]), as a completion handler may call back into the QP.
 struct Completions {
     send: KVec<Wc>,
     recv: KVec<Wc>,
@@ -777,15 +778,33 @@ impl Completions {
         self.send.len() < BATCH && self.recv.len() < BATCH
     }
 
-    fn post(&mut self, qp: &Qp<Rrxe>) {
+    /// Pushes the gathered completions; `_locked`: the caller holds the QP lock.
+    fn push(&mut self, qp: &Qp<Rrxe>, _locked: &QpState_) -> Pushed {
+        let mut p = Pushed::default();
         for wc in self.send.iter() {
-            let _ = cq::post(qp.send_cq(), wc, false);
+            p.send = p.send.and(cq::push(qp.send_cq(), wc, false));
         }
         for wc in self.recv.iter() {
-            let _ = cq::post(qp.recv_cq(), wc, false);
+            p.recv = p.recv.and(cq::push(qp.recv_cq(), wc, false));
         }
         self.send.clear();
         self.recv.clear();
+        p
+    }
+}
+
+/// What [`Completions::push`] left to do once the QP lock is dropped.
+#[must_use]
+#[derive(Default)]
+struct Pushed {
+    send: cq::Pushed,
+    recv: cq::Pushed,
+}
+
+impl Pushed {
+    fn finish(self, qp: &Qp<Rrxe>) {
+        let _ = self.send.finish(qp.send_cq());
+        let _ = self.recv.finish(qp.recv_cq());
     }
 }
 
@@ -953,10 +972,10 @@ fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
     let inner = qp.data();
     let mut budget: Option<FlushBudget> = None;
     loop {
-        let (more, last_wqe) = {
+        let (more, last_wqe, pushed) = {
             let mut st = inner.state.lock();
             if cur_state(&st) != QpState::Err {
-                (false, false)
+                (false, false, out.push(qp, &st))
             } else {
                 let b = budget.get_or_insert_with(|| FlushBudget {
                     sq: st.sq.ring.as_ref().map_or(0, |r| r.posted_count()),
@@ -965,10 +984,10 @@ fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
                 let more = flush_batch(qp, inner.sq_sig_all, &mut st, out, b);
                 let last_wqe = !more && inner.srq.is_some() && !st.resp.last_wqe_raised;
                 st.resp.last_wqe_raised |= last_wqe;
-                (more, last_wqe)
+                (more, last_wqe, out.push(qp, &st))
             }
         };
-        out.post(qp);
+        pushed.finish(qp);
         if last_wqe {
             // After the flushed completions, so a consumer that polls the CQ on the
             // event finds them.
@@ -1070,7 +1089,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
     let inner = qp.data();
     let mut n = 0;
     loop {
-        let wc = {
+        let pushed = {
             let mut st = inner.state.lock();
             // Only sent WQEs complete: those before the requester's place, or, after
             // a rewind, those whose packets all went out before.
@@ -1079,10 +1098,11 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
                 _ => return n,
             }
             take_completion(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS)
+                .map(|c| cq::push(qp.send_cq(), &c, false))
         };
         n += 1;
-        if let Some(c) = wc {
-            let _ = cq::post(qp.send_cq(), &c, false);
+        if let Some(p) = pushed {
+            let _ = p.finish(qp.send_cq());
         }
     }
 }
@@ -1094,7 +1114,7 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
     let Ok(mut out) = Completions::new(GFP_ATOMIC) else {
         return;
     };
-    {
+    let pushed = {
         let mut st = inner.state.lock();
         if cur_state(&st) == QpState::Err {
             return;
@@ -1105,8 +1125,9 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
             }
             st.attr.qp_state = QpState::Err as u32;
         }
-    }
-    out.post(qp);
+        out.push(qp, &st)
+    };
+    pushed.finish(qp);
     flush(qp, &mut out);
 }
 
@@ -1214,8 +1235,12 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
             // reaches it (which it does not in SQD).
             Fetched::BadHead => {
                 let mut out = Completions::new(GFP_KERNEL)?;
-                if progress(qp, inner.sq_sig_all, &mut inner.state.lock(), &mut out) {
-                    out.post(qp);
+                let pushed = {
+                    let mut st = inner.state.lock();
+                    progress(qp, inner.sq_sig_all, &mut st, &mut out).then(|| out.push(qp, &st))
+                };
+                if let Some(p) = pushed {
+                    p.finish(qp);
                     flush(qp, &mut out);
                 }
                 return Ok(FetchedPosts::default());

@@ -74,7 +74,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
     let total = pkt.payload.len() + ip::GRH_BYTES;
     let inner = qp.data();
     let dev = qp.device().data();
-    let (wc, failed, srq_limit) = {
+    let (pushed, failed, srq_limit) = {
         let mut st = inner.state.lock();
         if !matches!(
             qp::cur_state(&st),
@@ -149,9 +149,10 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
                 let _ = rq.ring.consume();
             }
         }
-        (wc, failed, srq_limit)
+        // Under the lock: in the order the receive WQEs were taken.
+        (cq::push(qp.recv_cq(), &wc, pkt.bth.se()), failed, srq_limit)
     };
-    let _ = cq::post(qp.recv_cq(), &wc, pkt.bth.se());
+    let _ = pushed.finish(qp.recv_cq());
     if srq_limit {
         if let Some(srq) = qp.srq() {
             srq.raise(event::SRQ_LIMIT_REACHED);
@@ -206,18 +207,23 @@ pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
 /// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
 fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let mut out = Outcome::default();
-    let (r, answered) = {
+    let (r, answered, pushed) = {
         let mut st = qp.data().state.lock();
         let r = from_peer(&st, ip).and_then(|()| connected_locked(qp, &mut st, pkt, &mut out));
-        // Queued under the lock, so answers leave in the order decided.
+        // Queued under the lock, so answers leave in the order decided, and
+        // completions reach the CQ in the order their receive WQEs were taken.
         let answer = out.answer.take();
         if let Some(a) = answer {
             resp_tx::queue(qp, &mut st.resp_tx, a, out.repeated_read);
         }
-        (r, answer.is_some())
+        let pushed = out
+            .wc
+            .as_ref()
+            .map(|wc| cq::push(qp.recv_cq(), wc, out.solicited));
+        (r, answer.is_some(), pushed)
     };
-    if let Some(wc) = out.wc.as_ref() {
-        let _ = cq::post(qp.recv_cq(), wc, out.solicited);
+    if let Some(p) = pushed {
+        let _ = p.finish(qp.recv_cq());
     }
     if out.srq_limit {
         if let Some(srq) = qp.srq() {
