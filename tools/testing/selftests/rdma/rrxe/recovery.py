@@ -292,16 +292,19 @@ def digest(mr, length, start=0):
 
 
 def stream(a, b, name, count, chunk, post):
-    """`count` WRs of `chunk` bytes, WR i posted by `post(i)`, at most DEPTH
-    outstanding; False (with both QPs' details) after an error or two minutes
-    without a completion."""
+    """`count` WRs of `chunk` bytes, WR i posted by `post(i)` with wr_id i, at
+    most DEPTH outstanding; False (with both QPs' details) after an error, two
+    minutes without a completion, or a completion out of order (a work queue
+    completes its WRs in the order they were posted)."""
     posted = done = 0
     while done < count:
         while posted < count and posted - done < DEPTH:
             post(posted)
             posted += 1
         wcs = a.poll(posted - done, 120)
-        if not wcs or any(s != WC_SUCCESS for _, s in wcs):
+        ids = [i for i, _ in wcs]
+        if not wcs or any(s != WC_SUCCESS for _, s in wcs) or \
+                ids != list(range(done, done + len(wcs))):
             size = f"{chunk // 1024} KiB" if chunk >= 1024 else f"{chunk} B"
             log(f"{name}: {done}/{count} of {size} done, then "
                 f"{wcs or 'nothing for 120 s'}")
