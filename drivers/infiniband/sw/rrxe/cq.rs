@@ -199,9 +199,9 @@ impl Pushed {
         }
     }
 
-    /// Notifies the consumer and raises the overflow event, as due. `EBUSY` if a
-    /// completion was lost.
-    pub(crate) fn finish(self, cq: &Cq<Rrxe>) -> Result {
+    /// Notifies the consumer and raises the overflow event, as due. A lost
+    /// completion is reported by that event: no caller could do more with it.
+    pub(crate) fn finish(self, cq: &Cq<Rrxe>) {
         let inner = cq.data();
         if self.lost {
             // Once per CQ: a flush into a full CQ would otherwise flood the log.
@@ -218,11 +218,6 @@ impl Pushed {
                 inner.notify.store(0, Ordering::Release);
                 cq.notify_completion();
             }
-        }
-        if self.lost {
-            Err(EBUSY)
-        } else {
-            Ok(())
         }
     }
 }

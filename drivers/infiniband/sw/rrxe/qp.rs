@@ -803,8 +803,8 @@ struct Pushed {
 
 impl Pushed {
     fn finish(self, qp: &Qp<Rrxe>) {
-        let _ = self.send.finish(qp.send_cq());
-        let _ = self.recv.finish(qp.recv_cq());
+        self.send.finish(qp.send_cq());
+        self.recv.finish(qp.recv_cq());
     }
 }
 
@@ -1102,7 +1102,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
         };
         n += 1;
         if let Some(p) = pushed {
-            let _ = p.finish(qp.send_cq());
+            p.finish(qp.send_cq());
         }
     }
 }

@@ -152,7 +152,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
         // Under the lock: in the order the receive WQEs were taken.
         (cq::push(qp.recv_cq(), &wc, pkt.bth.se()), failed, srq_limit)
     };
-    let _ = pushed.finish(qp.recv_cq());
+    pushed.finish(qp.recv_cq());
     if srq_limit {
         if let Some(srq) = qp.srq() {
             srq.raise(event::SRQ_LIMIT_REACHED);
@@ -223,7 +223,7 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
         (r, answer.is_some(), pushed)
     };
     if let Some(p) = pushed {
-        let _ = p.finish(qp.recv_cq());
+        p.finish(qp.recv_cq());
     }
     if out.srq_limit {
         if let Some(srq) = qp.srq() {
