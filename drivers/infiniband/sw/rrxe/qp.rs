@@ -1091,6 +1091,13 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
     loop {
         let pushed = {
             let mut st = inner.state.lock();
+            // In the error state the flush completes what is left, with
+            // `WC_WR_FLUSH_ERR`: an ACK decided before another CPU failed the
+            // QP must not complete a WQE behind the error completion with
+            // success (rdma_rxe's completer flushes there too).
+            if cur_state(&st) == QpState::Err {
+                return n;
+            }
             // Only sent WQEs complete: those before the requester's place, or, after
             // a rewind, those whose packets all went out before.
             match st.sq.pending.front() {
