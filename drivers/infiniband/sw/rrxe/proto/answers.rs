@@ -10,7 +10,7 @@
 
 use super::hdr::AETH_ACK_UNLIMITED;
 use super::opcode;
-use super::psn::{psn_add, psn_sub};
+use super::psn::{psn_add, psn_diff, psn_sub};
 use core::ops::DerefMut;
 
 /// What an answer is.
@@ -277,13 +277,8 @@ impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
     }
 }
 
-/// The original values the responder's last atomics returned, by PSN, so that a
-/// repeated atomic is answered with what it returned first and not executed
-/// again. A requester asks again only for an atomic it still waits for, and
-/// it waits for at most its `max_rd_atomic` READs and atomics, which may not
-/// exceed the responder's `max_dest_rd_atomic`: that many entries are enough,
-/// and the caller gives storage for the most it allows.
-pub struct AtomicReplies<S> {
+/// The newest entries of a fixed-size store, the oldest forgotten when full.
+struct Recent<S> {
     slots: S,
     /// Where the next one goes.
     next: usize,
@@ -291,9 +286,8 @@ pub struct AtomicReplies<S> {
     len: usize,
 }
 
-impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
-    /// Empty, with room for `slots.len()` atomics (none: nothing is kept).
-    pub fn new(slots: S) -> Self {
+impl<T: Copy, S: DerefMut<Target = [T]>> Recent<S> {
+    fn new(slots: S) -> Self {
         Self {
             slots,
             next: 0,
@@ -301,33 +295,141 @@ impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
         }
     }
 
-    /// Keeps the original value `orig` of the atomic at `psn`, forgetting the
-    /// oldest one kept when full.
-    pub fn record(&mut self, psn: u32, orig: u64) {
+    fn record(&mut self, e: T) {
         // `max(1)`: no division that can panic (objtool flags the panic path).
         let cap = self.slots.len().max(1);
         let Some(slot) = self.slots.get_mut(self.next) else {
             return;
         };
-        *slot = (psn, orig);
+        *slot = e;
         self.next = (self.next + 1) % cap;
         self.len = (self.len + 1).min(cap);
     }
 
-    /// The original value of the kept atomic at `psn`, if it is kept.
-    pub fn find(&self, psn: u32) -> Option<u64> {
+    /// The newest entry for which `hit` holds: after the 24-bit PSN wraps, a
+    /// PSN may be kept twice, and the newer entry is the one asked for.
+    fn find(&self, hit: impl Fn(&T) -> bool) -> Option<T> {
         let cap = self.slots.len().max(1);
-        // Newest first: after the 24-bit PSN wraps, a PSN may be kept twice,
-        // and the newer entry is the one asked for.
         (1..=self.len)
             .filter_map(|back| self.slots.get((self.next + cap - back) % cap))
-            .find(|(p, _)| *p == psn)
-            .map(|&(_, orig)| orig)
+            .find(|e| hit(e))
+            .copied()
+    }
+
+    fn clear(&mut self) {
+        self.next = 0;
+        self.len = 0;
+    }
+}
+
+/// The original values the responder's last atomics returned, by PSN, so that a
+/// repeated atomic is answered with what it returned first and not executed
+/// again. A requester asks again only for an atomic it still waits for, and
+/// it waits for at most its `max_rd_atomic` READs and atomics, which may not
+/// exceed the responder's `max_dest_rd_atomic`: that many entries are enough,
+/// and the caller gives storage for the most it allows.
+pub struct AtomicReplies<S>(Recent<S>);
+
+impl<S: DerefMut<Target = [(u32, u64)]>> AtomicReplies<S> {
+    /// Empty, with room for `slots.len()` atomics (none: nothing is kept).
+    pub fn new(slots: S) -> Self {
+        Self(Recent::new(slots))
+    }
+
+    /// Keeps the original value `orig` of the atomic at `psn`, forgetting the
+    /// oldest one kept when full.
+    pub fn record(&mut self, psn: u32, orig: u64) {
+        self.0.record((psn, orig));
+    }
+
+    /// The original value of the kept atomic at `psn`, if it is kept.
+    pub fn find(&self, psn: u32) -> Option<u64> {
+        self.0.find(|&(p, _)| p == psn).map(|(_, orig)| orig)
     }
 
     /// Forgets every atomic (the QP was reset).
     pub fn clear(&mut self) {
-        self.next = 0;
-        self.len = 0;
+        self.0.clear();
+    }
+}
+
+/// A READ the responder executed, kept to check a repeated request for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptRead {
+    /// The PSN of its first response.
+    pub psn: u32,
+    /// How many PSNs its responses take (at least one).
+    pub packets: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub len: u32,
+}
+
+impl KeptRead {
+    /// The READ at `psn` of `len` bytes at `va`, answered in packets of `mtu`.
+    pub fn new(psn: u32, va: u64, rkey: u32, len: u32, mtu: u32) -> Self {
+        Self {
+            psn,
+            packets: Answer::read(psn, 0, va, rkey, len, mtu).packets(),
+            va,
+            rkey,
+            len,
+        }
+    }
+
+    /// Whether the response at `psn` is one of this READ's.
+    pub fn spans(&self, psn: u32) -> bool {
+        let k = psn_diff(psn, self.psn);
+        k >= 0 && (k as u32) < self.packets
+    }
+
+    /// Whether a repeated READ request asks for part of this READ: the same
+    /// rkey, its bytes inside this READ's and its responses' PSNs inside this
+    /// READ's. A requester that got the first responses asks for the rest,
+    /// from the first one missing (rdma_rxe's `req_retry`, rrxe's rewind).
+    pub fn covers(&self, psn: u32, va: u64, rkey: u32, len: u32, mtu: u32) -> bool {
+        let k = psn_diff(psn, self.psn);
+        let packets = Answer::read(psn, 0, va, rkey, len, mtu).packets();
+        let (Some(end), Some(kept_end)) = (
+            va.checked_add(u64::from(len)),
+            self.va.checked_add(u64::from(self.len)),
+        ) else {
+            return false;
+        };
+        rkey == self.rkey
+            && k >= 0
+            && u64::from(k as u32) + u64::from(packets) <= u64::from(self.packets)
+            && va >= self.va
+            && end <= kept_end
+    }
+}
+
+/// The responder's last READs (RC), so that a repeated request is answered
+/// only if it asks again for part of a READ executed before, as rdma_rxe's
+/// `duplicate_request` checks it against its responder resources. A repeat
+/// that asks for more, another rkey, or PSNs the original did not take is
+/// dropped: answered, its responses would take PSNs of later requests. As for
+/// [`AtomicReplies`], `max_dest_rd_atomic` entries are enough.
+pub struct KeptReads<S>(Recent<S>);
+
+impl<S: DerefMut<Target = [KeptRead]>> KeptReads<S> {
+    /// Empty, with room for `slots.len()` READs (none: nothing is kept).
+    pub fn new(slots: S) -> Self {
+        Self(Recent::new(slots))
+    }
+
+    /// Keeps `read`, forgetting the oldest one kept when full.
+    pub fn record(&mut self, read: KeptRead) {
+        self.0.record(read);
+    }
+
+    /// The newest kept READ whose responses take PSN `psn`.
+    pub fn find(&self, psn: u32) -> Option<KeptRead> {
+        self.0.find(|r| r.spans(psn))
+    }
+
+    /// Forgets every READ (the QP was reset).
+    pub fn clear(&mut self) {
+        self.0.clear();
     }
 }

@@ -4,7 +4,7 @@
 //! same cases run under `cargo test` on the host and under KUnit in the kernel.
 //! Each case returns `Err` with a short reason on failure.
 
-use super::answers::{Answer, AnswerRing, AtomicReplies};
+use super::answers::{Answer, AnswerRing, AtomicReplies, KeptRead, KeptReads};
 use super::hdr::{
     NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
 };
@@ -78,6 +78,7 @@ pub const CASES: &[(&str, CaseFn)] = &[
     ("answers_full_and_wrap", case_answers_full_and_wrap),
     ("answers_drop_read", case_answers_drop_read),
     ("answers_atomic_replies", case_answers_atomic_replies),
+    ("answers_kept_reads", case_answers_kept_reads),
 ];
 
 /// Runs every case; returns the number that passed and the first failure.
@@ -1161,4 +1162,81 @@ fn case_answers_atomic_replies() -> CaseResult {
     let mut r = AtomicReplies::new(&mut none[..]);
     r.record(1, 2);
     check(r.find(1).is_none(), "no storage keeps nothing")
+}
+
+/// A repeated READ is answered only if it asks again for part of a kept READ:
+/// the whole of it, or the rest from a response in its middle (a requester's
+/// retry); not more bytes, other bytes, another rkey, or PSNs past its own.
+/// READs are found by any PSN of their responses, across the PSN wrap, the
+/// newest first; the oldest are forgotten.
+fn case_answers_kept_reads() -> CaseResult {
+    // 4 KiB at 0x1000, rkey 7, MTU 1024: PSNs 0xff_fffe..=0x00_0001.
+    let first = 0xff_fffe;
+    let read = KeptRead::new(first, 0x1000, 7, 4096, 1024);
+    check(read.packets == 4, "four responses")?;
+    check(
+        read.spans(first) && read.spans(1),
+        "spans its PSNs across the wrap",
+    )?;
+    check(!read.spans(2) && !read.spans(first - 1), "and no others")?;
+    check(
+        read.covers(first, 0x1000, 7, 4096, 1024),
+        "the whole READ again",
+    )?;
+    check(
+        read.covers(psn::psn_add(first, 2), 0x1800, 7, 2048, 1024),
+        "the rest, from the third response",
+    )?;
+    check(
+        read.covers(first, 0x1000, 7, 1024, 1024),
+        "its first response",
+    )?;
+    check(!read.covers(first, 0x1000, 8, 4096, 1024), "another rkey")?;
+    check(!read.covers(first, 0x1000, 7, 4097, 1024), "a byte more")?;
+    check(!read.covers(first, 0x0fff, 7, 4096, 1024), "a byte before")?;
+    check(
+        !read.covers(psn::psn_add(first, 2), 0x1000, 7, 4096, 1024),
+        "responses past its last PSN",
+    )?;
+    check(
+        !read.covers(first - 1, 0x1000, 7, 4096, 1024),
+        "an earlier PSN",
+    )?;
+    check(
+        !read.covers(first, u64::MAX - 10, 7, 4096, 1024),
+        "a range that wraps",
+    )?;
+    let empty = KeptRead::new(5, 0x2000, 9, 0, 1024);
+    check(
+        empty.packets == 1 && empty.covers(5, 0x2000, 9, 0, 1024),
+        "a READ of no bytes takes one PSN, and is asked again",
+    )?;
+
+    let mut slots = [KeptRead::default(); 4];
+    let mut r = KeptReads::new(&mut slots[..]);
+    check(
+        r.find(0).is_none(),
+        "nothing kept on a fresh QP, not even PSN 0",
+    )?;
+    r.record(read);
+    for i in 0..3u32 {
+        r.record(KeptRead::new(10 + i, 0, 1, 0, 1024));
+    }
+    check(
+        r.find(psn::psn_add(first, 3)) == Some(read),
+        "found by a middle PSN",
+    )?;
+    r.record(KeptRead::new(13, 0, 1, 0, 1024));
+    check(r.find(first).is_none(), "the oldest is forgotten when full")?;
+    r.record(KeptRead::new(12, 0x10, 2, 0, 1024));
+    check(
+        r.find(12).map(|k| k.rkey) == Some(2),
+        "a PSN kept twice: the newer",
+    )?;
+    r.clear();
+    check(r.find(12).is_none(), "nothing after a reset")?;
+    let mut none: [KeptRead; 0] = [];
+    let mut r = KeptReads::new(&mut none[..]);
+    r.record(read);
+    check(r.find(first).is_none(), "no storage keeps nothing")
 }
