@@ -15,7 +15,7 @@ use crate::{
     device::{PdId, Rrxe, RrxeDevice},
     params,
     proto::{
-        answers::AtomicReplies,
+        answers::{AtomicReplies, KeptRead, KeptReads},
         psn::{self, psn_add, psn_diff},
         qp_state::{self, QpState, QpType},
         read_ahead::ReadAhead,
@@ -296,6 +296,8 @@ pub(crate) struct QpState_ {
     pub(crate) resp_tx: crate::resp_tx::TxQueue,
     /// What the responder's last atomics returned (RC), to answer repeats.
     pub(crate) atomic_replies: AtomicReplies<KVec<(u32, u64)>>,
+    /// The responder's last READs (RC), to check repeats against.
+    pub(crate) kept_reads: KeptReads<KVec<KeptRead>>,
     pub(crate) timers: crate::timer::Timers,
 }
 
@@ -684,6 +686,16 @@ pub(crate) fn create(
     } else {
         KVec::new()
     });
+    // And as many READs, for the same reason.
+    let kept_reads = KeptReads::new(if rc {
+        KVec::from_elem(
+            KeptRead::default(),
+            params::MAX_QP_RD_ATOM as usize,
+            GFP_KERNEL,
+        )?
+    } else {
+        KVec::new()
+    });
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let serial = pd
@@ -735,6 +747,7 @@ pub(crate) fn create(
                     resp: RespState::default(),
                     resp_tx,
                     atomic_replies,
+                    kept_reads,
                     timers: Default::default(),
                 }),
             }),
@@ -1477,6 +1490,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.resp = RespState::default();
             st.resp_tx.clear();
             st.atomic_replies.clear();
+            st.kept_reads.clear();
             st.timers.forget();
         }
         new == QpState::Err

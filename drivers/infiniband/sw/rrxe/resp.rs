@@ -13,7 +13,7 @@ use crate::{
     mr::{self, SgeCursor},
     mw, params,
     proto::{
-        answers::Answer,
+        answers::{Answer, KeptRead},
         hdr::{
             AETH_ACK_UNLIMITED, AETH_NAK_INVALID_REQ, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
             AETH_RNR_NAK, MASK_24 as PSN_MASK,
@@ -280,7 +280,8 @@ fn connected_locked(
             return flush_or_atomic_write(qp, st, pkt, out, true);
         }
         if d < 0 && info.opcode == opcode::RC_RDMA_READ_REQUEST {
-            // A retransmitted READ is answered again, from memory as it is now.
+            // A retransmitted READ is answered again, from memory as it is now,
+            // if it asks for part of a READ executed before.
             dev.stats.inc(Counter::RcvDuplicate);
             return read_request(qp, st, pkt, out, true);
         }
@@ -573,8 +574,9 @@ fn abandon(st: &mut QpState_) {
 }
 
 /// An RDMA READ request (RC): the QP's rights, the rkey and range are checked now;
-/// the responses are sent once the lock is dropped. A duplicate is answered again
-/// without moving the expected PSN.
+/// the responses are sent once the lock is dropped. A duplicate is answered again,
+/// from memory as it is now, without moving the expected PSN, if it asks for part
+/// of a READ executed before ([`KeptRead::covers`]).
 fn read_request(
     qp: &Qp<Rrxe>,
     st: &mut QpState_,
@@ -587,6 +589,18 @@ fn read_request(
     let psn = pkt.bth.psn();
     let reth = pkt.reth.ok_or(Counter::RcvMalformed)?;
     let (va, rkey, len) = (reth.va(), reth.rkey(), reth.len());
+    let mtu = qp::path_mtu_bytes(st);
+    if duplicate
+        && !st
+            .kept_reads
+            .find(psn)
+            .is_some_and(|r| r.covers(psn, va, rkey, len, mtu))
+    {
+        // Not part of a READ executed before (the caller counted the
+        // duplicate): dropped unanswered, as rdma_rxe drops it. Its responses
+        // could take PSNs of later requests.
+        return Ok(());
+    }
     let nak = |syndrome| reply_to(st, syndrome, psn);
     // A new READ in the middle of a message breaks the opcode sequence; a
     // repeated one is older than that message and says nothing about it.
@@ -619,10 +633,10 @@ fn read_request(
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     }
-    let mtu = qp::path_mtu_bytes(st);
     if !duplicate {
         st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
+        st.kept_reads.record(KeptRead::new(psn, va, rkey, len, mtu));
     }
     out.answer = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
     out.repeated_read = duplicate;

@@ -147,6 +147,14 @@ exit status is 0 when all passed):
                 with well-formed responses under a wrong P_Key: neither
                 completes the READ (both did). Then the well-formed responses
                 with the right P_Key complete it, with their bytes.
+  read_repeat   DEV_A's QP READs 4 KiB from DEV_B at MTU 1024 (4 PSNs).
+                wire.py, as DEV_A, then repeats READ requests at PSNs before
+                the one DEV_B expects: DEV_B answers the whole READ again (4
+                responses) and its rest from the third PSN (2), but not a
+                repeat that asks for more bytes, another rkey or a PSN the
+                READ did not take (none: the first was answered, the rkey
+                failed the QP). Then DEV_B's QP is still in RTS and DEV_A's
+                next READ gets the bytes.
   deep_sq       DEV_A's QP has a 20,000-WQE send queue. One post_send call posts
                 a chain of 20,000 one-byte WRITEs (every 1000th signaled) while
                 DEV_B's QP is still in RESET, so all of them wait in DEV_A's
@@ -948,6 +956,43 @@ def read_forged(a, b):
             expect("READ data", b.mr.read(length, 0) == read_data(length), True))
 
 
+def read_repeat(a, b, dev_b):
+    length = 4096
+    b.mr.write(read_data(2 * length), 2 * length, 0)
+    a.post(1, e.IBV_WR_RDMA_READ, 0, length, b.mr.buf, b.mr.rkey)
+    if not expect("the READ", a.poll(1, 10), [(1, WC_SUCCESS)]):
+        return False
+
+    def answers(psn, va, rkey, count):
+        """DEV_B's packets sent for one repeated READ request, or None."""
+        sent, dup = stat(dev_b, "sent_pkts"), stat(dev_b, "rcv_duplicate")
+        if not wire(a, b, "rc-read-req", count, psn, va, rkey):
+            return None
+        end = time.monotonic() + 10
+        while stat(dev_b, "rcv_duplicate") == dup and time.monotonic() < end:
+            time.sleep(0.05)
+        # The responses go once the responder's lock is dropped.
+        time.sleep(0.5)
+        return stat(dev_b, "sent_pkts") - sent
+
+    buf, rkey = b.mr.buf, b.mr.rkey
+    for what, args, want in (("the whole READ", (0x1234, buf, rkey, length), 4),
+                             ("its rest from the third PSN",
+                              (0x1236, buf + 2048, rkey, length - 2048), 2),
+                             ("more bytes", (0x1234, buf, rkey, 2 * length), 0),
+                             ("another rkey", (0x1234, buf, rkey ^ 0xFF00, length), 0),
+                             ("a PSN the READ did not take", (0x1233, buf, rkey, length), 0)):
+        if not expect(f"responses to a repeat of {what}", answers(*args), want):
+            return False
+    attr, _ = b.qp.query(e.IBV_QP_STATE)
+    if not expect("DEV_B's QP state", attr.qp_state, e.IBV_QPS_RTS):
+        return False
+    a.mr.write(bytes(length), length, 0)
+    a.post(2, e.IBV_WR_RDMA_READ, 0, length, b.mr.buf + length, b.mr.rkey)
+    return (expect("the next READ", a.poll(1, 10), [(2, WC_SUCCESS)]) and
+            expect("its bytes", a.mr.read(length, 0) == read_data(2 * length)[length:], True))
+
+
 def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     """One case on a fresh QP pair (an error leaves the QPs in the error state)."""
     rw = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ |
@@ -1022,6 +1067,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return write_forged(a, b)
     if case == "read_forged":
         return read_forged(a, b)
+    if case == "read_repeat":
+        return read_repeat(a, b, dev_b)
     raise ValueError(f"unknown case {case}")
 
 

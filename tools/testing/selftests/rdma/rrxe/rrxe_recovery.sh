@@ -96,9 +96,9 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # WRITE-then-READ, READ-backlog, slow-peer, shaper, retry_cnt 7 and
 # retry-silence cases and the shapers' drop check (10 lines) for the 2 with
 # rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
-# forged-packet (WRITE, READ response) cases for the 2 with rrxe responding,
-# 7 counter checks.
-PLAN=66
+# forged-packet (WRITE, READ response, repeated READ) cases for the 2 with rrxe
+# responding, 7 counter checks.
+PLAN=68
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -206,7 +206,8 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		SENDER_NS=$ans FAMILY=6 rcases "$a" "$b" \
 			"srq_error=$p: an SRQ QP's error flushes its half-received SEND and raises LAST_WQE_REACHED;\
 write_forged=$p: a WRITE whose payload falls short of its RETH length is refused, and its immediate data completes no receive;\
-read_forged=$p: READ responses with the wrong lengths or P_Key do not complete a READ, and the right ones do"
+read_forged=$p: READ responses with the wrong lengths or P_Key do not complete a READ, and the right ones do;\
+read_repeat=$p: a repeated READ is answered only if it asks for part of the READ at its PSN"
 	fi
 	netem "$ans" "$adev" loss 100%
 	local retry="retry=$p: a silent peer fails with RETRY_EXC_ERR"

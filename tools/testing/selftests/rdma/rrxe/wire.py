@@ -20,6 +20,9 @@ KIND is one of:
   rc-write-imm-empty
              RC RDMA WRITE_ONLY_WITH_IMMEDIATE with a RETH length of 4096 and
              no payload, to VA with RKEY
+  rc-read-req
+             RC RDMA READ_REQUEST for COUNT bytes at VA with RKEY, to QPN at
+             PSN, from SRC
   rc-read-resp
              the READ responses to a READ of COUNT bytes at MTU 1024, FIRST to
              LAST (or ONLY) from PSN on, with the bytes of read_data(COUNT)
@@ -112,6 +115,12 @@ def main():
     saddr = socket.inet_pton(socket.AF_INET6, s.getsockname()[0])
     daddr = socket.inet_pton(socket.AF_INET6, addr)
     rnd = random.Random(4791)
+    if kind == "rc-read-req":
+        pkt = bytearray(struct.pack("!BBHII", 0x0C, 0, 0xFFFF, qpn, psn)
+                        + struct.pack("!QII", va, rkey, count) + bytes(4))
+        pkt[-4:] = icrc(saddr, daddr, bytes(pkt))
+        s.send(bytes(pkt))
+        return 0
     if kind.startswith("rc-read-resp"):
         for pkt in rc_read_responses(qpn, psn, count, kind):
             pkt = bytearray(pkt)
