@@ -593,7 +593,7 @@ fn read_request(
     if duplicate
         && !st
             .kept_reads
-            .find(psn)
+            .find(psn, st.resp.psn)
             .is_some_and(|r| r.covers(psn, va, rkey, len, mtu))
     {
         // Not part of a READ executed before (the caller counted the

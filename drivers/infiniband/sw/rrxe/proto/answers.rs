@@ -423,9 +423,13 @@ impl<S: DerefMut<Target = [KeptRead]>> KeptReads<S> {
         self.0.record(read);
     }
 
-    /// The newest kept READ whose responses take PSN `psn`.
-    pub fn find(&self, psn: u32) -> Option<KeptRead> {
-        self.0.find(|r| r.spans(psn))
+    /// The newest kept READ whose responses take PSN `psn`, among those that
+    /// end at or before `expected`, the responder's next PSN, by 2^23 PSNs at
+    /// most: an older one could otherwise span PSNs that, after the 24-bit
+    /// wrap, belong to newer requests.
+    pub fn find(&self, psn: u32, expected: u32) -> Option<KeptRead> {
+        self.0
+            .find(|r| r.spans(psn) && psn_diff(psn_add(r.psn, r.packets), expected) <= 0)
     }
 
     /// Forgets every READ (the QP was reset).

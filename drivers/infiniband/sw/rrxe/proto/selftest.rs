@@ -1215,7 +1215,7 @@ fn case_answers_kept_reads() -> CaseResult {
     let mut slots = [KeptRead::default(); 4];
     let mut r = KeptReads::new(&mut slots[..]);
     check(
-        r.find(0).is_none(),
+        r.find(0, 1).is_none(),
         "nothing kept on a fresh QP, not even PSN 0",
     )?;
     r.record(read);
@@ -1223,20 +1223,32 @@ fn case_answers_kept_reads() -> CaseResult {
         r.record(KeptRead::new(10 + i, 0, 1, 0, 1024));
     }
     check(
-        r.find(psn::psn_add(first, 3)) == Some(read),
+        r.find(psn::psn_add(first, 3), 16) == Some(read),
         "found by a middle PSN",
     )?;
+    check(
+        r.find(psn::psn_add(first, 3), 1).is_none(),
+        "not if it ends after the PSN expected",
+    )?;
+    check(
+        r.find(first, psn::psn_add(first, (1 << 23) + 4)).is_some()
+            && r.find(first, psn::psn_add(first, (1 << 23) + 5)).is_none(),
+        "nor once it ends more than 2^23 PSNs behind",
+    )?;
     r.record(KeptRead::new(13, 0, 1, 0, 1024));
-    check(r.find(first).is_none(), "the oldest is forgotten when full")?;
+    check(
+        r.find(first, 16).is_none(),
+        "the oldest is forgotten when full",
+    )?;
     r.record(KeptRead::new(12, 0x10, 2, 0, 1024));
     check(
-        r.find(12).map(|k| k.rkey) == Some(2),
+        r.find(12, 16).map(|k| k.rkey) == Some(2),
         "a PSN kept twice: the newer",
     )?;
     r.clear();
-    check(r.find(12).is_none(), "nothing after a reset")?;
+    check(r.find(12, 16).is_none(), "nothing after a reset")?;
     let mut none: [KeptRead; 0] = [];
     let mut r = KeptReads::new(&mut none[..]);
     r.record(read);
-    check(r.find(first).is_none(), "no storage keeps nothing")
+    check(r.find(first, 16).is_none(), "no storage keeps nothing")
 }
