@@ -634,9 +634,10 @@ fn read_request(
         return Err(Counter::RcvLocalAccessError);
     }
     if !duplicate {
-        st.resp.psn = psn_add(psn, len.div_ceil(mtu).max(1));
+        let read = KeptRead::new(psn, va, rkey, len, mtu);
+        st.resp.psn = psn_add(psn, read.packets);
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
-        st.kept_reads.record(KeptRead::new(psn, va, rkey, len, mtu));
+        st.kept_reads.record(read);
     }
     out.answer = Some(Answer::read(psn, st.resp.msn, va, rkey, len, mtu));
     out.repeated_read = duplicate;

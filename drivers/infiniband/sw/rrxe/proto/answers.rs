@@ -93,8 +93,7 @@ impl Answer {
     /// Packets in this answer: a READ takes one per path MTU, at least one.
     pub fn packets(&self) -> u32 {
         match self.kind {
-            // `max(1)`: no divide-by-zero panic path.
-            Kind::Read => self.len.div_ceil(self.mtu.max(1)).max(1),
+            Kind::Read => read_packets(self.len, self.mtu),
             Kind::Ack | Kind::Atomic => 1,
         }
     }
@@ -102,6 +101,13 @@ impl Answer {
     fn is_positive_ack(&self) -> bool {
         self.kind == Kind::Ack && self.syndrome == AETH_ACK_UNLIMITED
     }
+}
+
+/// The responses, and so the PSNs, that a READ of `len` bytes takes at path MTU
+/// `mtu`: one per MTU, at least one.
+pub fn read_packets(len: u32, mtu: u32) -> u32 {
+    // `max(1)`: no divide-by-zero panic path.
+    len.div_ceil(mtu.max(1)).max(1)
 }
 
 /// One packet of an answer, to be built and sent.
@@ -370,7 +376,7 @@ impl KeptRead {
     pub fn new(psn: u32, va: u64, rkey: u32, len: u32, mtu: u32) -> Self {
         Self {
             psn,
-            packets: Answer::read(psn, 0, va, rkey, len, mtu).packets(),
+            packets: read_packets(len, mtu),
             va,
             rkey,
             len,
@@ -389,7 +395,6 @@ impl KeptRead {
     /// from the first one missing (rdma_rxe's `req_retry`, rrxe's rewind).
     pub fn covers(&self, psn: u32, va: u64, rkey: u32, len: u32, mtu: u32) -> bool {
         let k = psn_diff(psn, self.psn);
-        let packets = Answer::read(psn, 0, va, rkey, len, mtu).packets();
         let (Some(end), Some(kept_end)) = (
             va.checked_add(u64::from(len)),
             self.va.checked_add(u64::from(self.len)),
@@ -398,7 +403,7 @@ impl KeptRead {
         };
         rkey == self.rkey
             && k >= 0
-            && u64::from(k as u32) + u64::from(packets) <= u64::from(self.packets)
+            && u64::from(k as u32) + u64::from(read_packets(len, mtu)) <= u64::from(self.packets)
             && va >= self.va
             && end <= kept_end
     }
