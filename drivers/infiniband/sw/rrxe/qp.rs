@@ -206,6 +206,10 @@ impl PendingList {
 /// before the lock is taken.
 const BATCH: usize = 64;
 
+/// Completions of each kind a QP's spare room holds ([`QpState_::spare_room`]):
+/// a flush needs one to go on, and it only serves when memory is short.
+const SPARE_ROOM: usize = 1;
+
 pub(crate) struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
     ring: Option<Queue>,
@@ -299,6 +303,11 @@ pub(crate) struct QpState_ {
     /// The responder's last READs (RC), to check repeats against.
     pub(crate) kept_reads: KeptReads<KVec<KeptRead>>,
     pub(crate) timers: crate::timer::Timers,
+    /// Room for a completion of each kind, lent to a flush or an error report
+    /// whose own allocation failed ([`with_completion_room`]): a QP moved to the
+    /// error state is always flushed, and a post to a failed QP never fails
+    /// with `ENOMEM` after its WQE was queued.
+    spare_room: Completions,
 }
 
 /// Runs one of a QP's engines on one CPU at a time. Re-entry (loopback, or
@@ -696,6 +705,7 @@ pub(crate) fn create(
     } else {
         KVec::new()
     });
+    let spare_room = Completions::with_capacity(SPARE_ROOM, GFP_KERNEL)?;
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let serial = pd
@@ -749,6 +759,7 @@ pub(crate) fn create(
                     atomic_replies,
                     kept_reads,
                     timers: Default::default(),
+                    spare_room,
                 }),
             }),
             GFP_KERNEL,
@@ -779,16 +790,38 @@ struct Completions {
 }
 
 impl Completions {
+    /// Room for a batch of each kind.
     fn new(gfp: kernel::alloc::Flags) -> Result<Self> {
+        Self::with_capacity(BATCH, gfp)
+    }
+
+    /// Room for `n` of each kind.
+    fn with_capacity(n: usize, gfp: kernel::alloc::Flags) -> Result<Self> {
         Ok(Self {
-            send: KVec::with_capacity(BATCH, gfp)?,
-            recv: KVec::with_capacity(BATCH, gfp)?,
+            send: KVec::with_capacity(n, gfp)?,
+            recv: KVec::with_capacity(n, gfp)?,
+        })
+    }
+
+    /// Room for a batch, or none if that allocation fails: [`with_completion_room`]
+    /// then lends the QP's spare room. For error paths, which must not give up.
+    fn new_or_none(gfp: kernel::alloc::Flags) -> Self {
+        Self::new(gfp).unwrap_or_else(|_| Self {
+            send: KVec::new(),
+            recv: KVec::new(),
         })
     }
 
     /// Whether one more completion of either kind fits without allocating.
     fn room(&self) -> bool {
-        self.send.len() < BATCH && self.recv.len() < BATCH
+        self.send.len() < self.send.capacity() && self.recv.len() < self.recv.capacity()
+    }
+
+    /// Adds a completion to `to`, one of this batch's kinds. The caller checked
+    /// [`Self::room`]: this never allocates under the QP lock.
+    fn add(to: &mut KVec<Wc>, wc: Wc) {
+        let added = to.push_within_capacity(wc);
+        debug_assert!(added.is_ok());
     }
 
     /// Pushes the gathered completions; `_locked`: the caller holds the QP lock.
@@ -804,6 +837,27 @@ impl Completions {
         self.recv.clear();
         p
     }
+}
+
+/// Calls `f` with the locked state and room for completions: `out`'s own or, if
+/// it has none (its allocation failed), the QP's spare room for this lock hold.
+/// `f` pushes what it gathered ([`Completions::push`]), so the spare goes back
+/// empty.
+fn with_completion_room<R>(
+    st: &mut QpState_,
+    out: &mut Completions,
+    f: impl FnOnce(&mut QpState_, &mut Completions) -> R,
+) -> R {
+    debug_assert!(out.send.is_empty() && out.recv.is_empty());
+    let lend = out.send.capacity() == 0;
+    if lend {
+        core::mem::swap(out, &mut st.spare_room);
+    }
+    let r = f(st, out);
+    if lend {
+        core::mem::swap(out, &mut st.spare_room);
+    }
+    r
 }
 
 /// What [`Completions::push`] left to do once the QP lock is dropped.
@@ -907,8 +961,7 @@ fn complete_send(
     out: &mut Completions,
 ) {
     if let Some(c) = take_completion(qp, sig_all, st, status) {
-        // Never allocates: `out.room()` was checked.
-        let _ = out.send.push(c, GFP_ATOMIC);
+        Completions::add(&mut out.send, c);
     }
 }
 
@@ -942,9 +995,9 @@ fn flush_batch(
             }
             budget.sq -= 1;
             let _ = r.consume();
-            let _ = out.send.push(
+            Completions::add(
+                &mut out.send,
                 wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, 0),
-                GFP_ATOMIC,
             );
         }
     }
@@ -956,9 +1009,7 @@ fn flush_batch(
             return true;
         }
         if let Some(rp) = st.resp.recv.take() {
-            let _ = out
-                .recv
-                .push(wc(qp, rp.wr_id, WC_WR_FLUSH_ERR, WC_RECV), GFP_ATOMIC);
+            Completions::add(&mut out.recv, wc(qp, rp.wr_id, WC_WR_FLUSH_ERR, WC_RECV));
         }
     }
     if let Some(rq) = st.rq.as_mut() {
@@ -968,9 +1019,9 @@ fn flush_batch(
             }
             budget.rq -= 1;
             let _ = rq.ring.consume();
-            let _ = out.recv.push(
+            Completions::add(
+                &mut out.recv,
                 wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, WC_RECV),
-                GFP_ATOMIC,
             );
         }
     }
@@ -985,21 +1036,20 @@ fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
     let inner = qp.data();
     let mut budget: Option<FlushBudget> = None;
     loop {
-        let (more, last_wqe, pushed) = {
-            let mut st = inner.state.lock();
-            if cur_state(&st) != QpState::Err {
-                (false, false, out.push(qp, &st))
-            } else {
+        let (more, last_wqe, pushed) =
+            with_completion_room(&mut inner.state.lock(), out, |st, out| {
+                if cur_state(st) != QpState::Err {
+                    return (false, false, out.push(qp, st));
+                }
                 let b = budget.get_or_insert_with(|| FlushBudget {
                     sq: st.sq.ring.as_ref().map_or(0, |r| r.posted_count()),
                     rq: st.rq.as_ref().map_or(0, |r| r.ring.posted_count()),
                 });
-                let more = flush_batch(qp, inner.sq_sig_all, &mut st, out, b);
+                let more = flush_batch(qp, inner.sq_sig_all, st, out, b);
                 let last_wqe = !more && inner.srq.is_some() && !st.resp.last_wqe_raised;
                 st.resp.last_wqe_raised |= last_wqe;
-                (more, last_wqe, out.push(qp, &st))
-            }
-        };
+                (more, last_wqe, out.push(qp, st))
+            });
         pushed.finish(qp);
         if last_wqe {
             // After the flushed completions, so a consumer that polls the CQ on the
@@ -1131,33 +1181,30 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
 /// status, a sent one `status` (a remote error the completer saw). Then flushes.
 pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
     let inner = qp.data();
-    let Ok(mut out) = Completions::new(GFP_ATOMIC) else {
-        return;
-    };
-    let pushed = {
-        let mut st = inner.state.lock();
-        if cur_state(&st) == QpState::Err {
-            return;
+    let mut out = Completions::new_or_none(GFP_ATOMIC);
+    let pushed = with_completion_room(&mut inner.state.lock(), &mut out, |st, out| {
+        if cur_state(st) == QpState::Err {
+            return None;
         }
-        if !progress(qp, inner.sq_sig_all, &mut st, &mut out) {
+        if !progress(qp, inner.sq_sig_all, st, out) {
             if matches!(st.sq.pending.front(), Some(Pending::Wqe(_))) {
-                complete_send(qp, inner.sq_sig_all, &mut st, status, &mut out);
+                complete_send(qp, inner.sq_sig_all, st, status, out);
             }
             st.attr.qp_state = QpState::Err as u32;
         }
-        out.push(qp, &st)
-    };
-    pushed.finish(qp);
-    flush(qp, &mut out);
+        Some(out.push(qp, st))
+    });
+    if let Some(p) = pushed {
+        p.finish(qp);
+        flush(qp, &mut out);
+    }
 }
 
 /// Moves a QP to the error state after a local error on the receive side, and
 /// flushes it.
 pub(crate) fn fail(qp: &Qp<Rrxe>) {
     qp.data().state.lock().attr.qp_state = QpState::Err as u32;
-    if let Ok(mut o) = Completions::new(GFP_ATOMIC) {
-        flush(qp, &mut o);
-    }
+    flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
 }
 
 /// Takes the new WQEs of a user send queue into kernel memory, each copied once,
@@ -1254,11 +1301,10 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
             // Reported, and the QP failed, now rather than when the requester
             // reaches it (which it does not in SQD).
             Fetched::BadHead => {
-                let mut out = Completions::new(GFP_KERNEL)?;
-                let pushed = {
-                    let mut st = inner.state.lock();
-                    progress(qp, inner.sq_sig_all, &mut st, &mut out).then(|| out.push(qp, &st))
-                };
+                let mut out = Completions::new_or_none(GFP_KERNEL);
+                let pushed = with_completion_room(&mut inner.state.lock(), &mut out, |st, out| {
+                    progress(qp, inner.sq_sig_all, st, out).then(|| out.push(qp, st))
+                });
                 if let Some(p) = pushed {
                     p.finish(qp);
                     flush(qp, &mut out);
@@ -1266,7 +1312,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                 return Ok(FetchedPosts::default());
             }
             Fetched::Flush => {
-                flush(qp, &mut Completions::new(GFP_KERNEL)?);
+                flush(qp, &mut Completions::new_or_none(GFP_KERNEL));
                 return Ok(FetchedPosts::default());
             }
         }
@@ -1329,7 +1375,7 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
     if err {
         // Kernel consumers may post from atomic context. Only a flush needs the
         // completion room, so the common post allocates nothing for it.
-        flush(qp, &mut Completions::new(GFP_ATOMIC)?);
+        flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
     }
     Ok(())
 }
@@ -1355,7 +1401,7 @@ pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
         err
     };
     if err {
-        flush(qp, &mut Completions::new(GFP_ATOMIC)?);
+        flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
     }
     Ok(())
 }
@@ -1367,7 +1413,6 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     }
     let inner = qp.data();
     let ty = qp_type_of(inner.qp_type)?;
-    let mut out = Completions::new(GFP_KERNEL)?;
     let new_state_is_err = {
         let mut st = inner.state.lock();
         // The state the caller believes the QP in chooses the transition
@@ -1496,7 +1541,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         new == QpState::Err
     };
     if new_state_is_err {
-        flush(qp, &mut out);
+        flush(qp, &mut Completions::new_or_none(GFP_KERNEL));
     }
     Ok(())
 }
