@@ -790,11 +790,6 @@ struct Completions {
 }
 
 impl Completions {
-    /// Room for a batch of each kind.
-    fn new(gfp: kernel::alloc::Flags) -> Result<Self> {
-        Self::with_capacity(BATCH, gfp)
-    }
-
     /// Room for `n` of each kind.
     fn with_capacity(n: usize, gfp: kernel::alloc::Flags) -> Result<Self> {
         Ok(Self {
@@ -806,7 +801,7 @@ impl Completions {
     /// Room for a batch, or none if that allocation fails: [`with_completion_room`]
     /// then lends the QP's spare room. For error paths, which must not give up.
     fn new_or_none(gfp: kernel::alloc::Flags) -> Self {
-        Self::new(gfp).unwrap_or_else(|_| Self {
+        Self::with_capacity(BATCH, gfp).unwrap_or_else(|_| Self {
             send: KVec::new(),
             recv: KVec::new(),
         })
