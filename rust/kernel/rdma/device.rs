@@ -399,15 +399,22 @@ impl<T: Driver> Device<T> {
     }
 
     /// Whether `gid` is a RoCE v2 GID of `port` on `netdev`, in the core's GID
-    /// table (`rdma_find_gid_by_port`). Callable from any context.
+    /// table (`rdma_find_gid_by_port`). False for a device not (or no longer)
+    /// registered, which has no table. Callable from any context.
     pub fn has_roce_v2_gid(&self, port: u32, gid: &[u8; 16], netdev: &NetDevice) -> bool {
+        // A device of the driver's list may not be registered yet: its table is
+        // set up by `ib_register_device`, before the registration reference.
+        let Some(registered) = self.get_ref() else {
+            return false;
+        };
         let mut g: bindings::ib_gid = pin_init::zeroed();
         g.raw = *gid;
-        // SAFETY: The device and netdev are valid and `g` is a complete GID; the
-        // lookup takes the table's lock with interrupts saved.
+        // SAFETY: The device is registered (its table stays while `registered`
+        // is held), the netdev is valid and `g` is a complete GID; the lookup
+        // takes the table's lock with interrupts saved.
         let attr = unsafe {
             bindings::rdma_find_gid_by_port(
-                self.as_raw(),
+                registered.as_raw(),
                 &g,
                 bindings::ib_gid_type_IB_GID_TYPE_ROCE_UDP_ENCAP,
                 port,
