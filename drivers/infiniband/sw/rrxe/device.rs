@@ -67,6 +67,9 @@ pub(crate) struct RrxeDevice {
     pub(crate) key_byte: AtomicU32,
     /// Source of QP serial numbers, which unlike QPNs are never reused.
     pub(crate) next_qp_serial: AtomicU64,
+    /// QPs whose send queue holds WQEs not yet completed ([`crate::qp::SendQueue`]
+    /// keeps it exact): the doorbell sends a lone SEND stream itself.
+    pub(crate) busy_qps: AtomicU32,
     /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`).
     mac: [u8; 6],
     /// The last port state reported to ULPs, so each change is reported once.
@@ -418,6 +421,7 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         next_pd_id: AtomicU64::new(1),
         key_byte: AtomicU32::new(0),
         next_qp_serial: AtomicU64::new(1),
+        busy_qps: AtomicU32::new(0),
         mac,
         reported_state: AtomicU32::new(port::STATE_DOWN),
         unregistering: AtomicBool::new(false),
@@ -428,6 +432,15 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
     rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, data)
+}
+
+/// Whether `gid` is a RoCE v2 GID of an rrxe device on this host, in any
+/// network namespace: a peer there receives on this host's CPUs. Takes the
+/// device list's mutex.
+pub(crate) fn gid_is_on_host(gid: &[u8; 16]) -> bool {
+    <Rrxe as rdma::Driver>::with_devices(|list| {
+        list.iter().any(|d| d.has_roce_v2_gid(1, gid, d.netdev()))
+    })
 }
 
 /// `IB_SPEED_SDR` and `IB_WIDTH_1X`: the core's answer for an Ethernet link of

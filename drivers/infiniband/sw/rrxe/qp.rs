@@ -244,6 +244,30 @@ pub(crate) struct SendQueue {
     /// requester's next step sends it out of turn before it goes on
     /// ([`crate::req::probe_window`]).
     pub(crate) probe_oldest: bool,
+    /// The destination GID (RC, UC) is one of an rrxe device's on this host, so
+    /// the peer's receive path runs on this host's CPUs ([`doorbell`]).
+    peer_on_host: bool,
+    /// This queue is counted in the device's [`RrxeDevice::busy_qps`].
+    counted_busy: bool,
+    /// The QP was destroyed: it no longer counts as busy, though `pending` keeps
+    /// its WQEs until the QP is freed.
+    destroyed: bool,
+}
+
+impl SendQueue {
+    /// Keeps the device's count of busy QPs true to this queue. Called, under the
+    /// QP lock, after every change that can empty `pending` or make it non-empty.
+    fn recount(&mut self, dev: &RrxeDevice) {
+        let busy = !self.pending.is_empty() && !self.destroyed;
+        if busy != self.counted_busy {
+            self.counted_busy = busy;
+            if busy {
+                dev.busy_qps.fetch_add(1, Ordering::Relaxed);
+            } else {
+                dev.busy_qps.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 /// The responder's place in a multi-packet message.
@@ -752,6 +776,9 @@ pub(crate) fn create(
                         window: SendWindow::new(),
                         read_ahead: ReadAhead::new(),
                         probe_oldest: false,
+                        peer_on_host: false,
+                        counted_busy: false,
+                        destroyed: false,
                     },
                     rq,
                     resp: RespState::default(),
@@ -911,7 +938,9 @@ pub(crate) fn path_mtu_bytes(st: &QpState_) -> u32 {
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
 fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
-    let (wr_id, opcode, signaled, len, end) = match st.sq.pending.pop_front()? {
+    let oldest = st.sq.pending.pop_front();
+    st.sq.recount(qp.device().data());
+    let (wr_id, opcode, signaled, len, end) = match oldest? {
         Pending::Wqe(w) => (
             w.wr_id,
             wc_opcode(w.opcode),
@@ -1084,7 +1113,12 @@ pub(crate) mod handoff {
     pub(crate) const NEVER: u32 = 0;
     /// Posts behind unfinished WQEs whose messages fit in one packet.
     pub(crate) const SMALL: u32 = 1;
-    // 2 (and above, the default): posts behind unfinished WQEs, of any size.
+    /// Posts behind unfinished WQEs, of any size.
+    pub(crate) const ANY: u32 = 2;
+    /// The default (and values past it): as [`ANY`], but SENDs to an rrxe device
+    /// on this host are sent from the doorbell while no other QP of the device
+    /// is busy.
+    pub(crate) const ANY_BUT_LONE_LOCAL_SENDS: u32 = 3;
 }
 
 /// The user doorbell: takes the new WQEs into kernel memory and sends them, from
@@ -1103,6 +1137,15 @@ pub(crate) mod handoff {
 /// items of different QPs then run on different CPUs (Documentation/design.rst).
 /// Unsignaled READs, atomics and FLUSHes are handed over even on an idle QP
 /// ([`FetchedPosts::unsignaled_reads`]).
+///
+/// One stream is the exception: SENDs to an rrxe device on this host, while no
+/// other QP of the device has WQEs unfinished. Its receiver is a user process
+/// on this host too, busy polling and posting receives, so a work item would
+/// be a third runnable task on two CPUs, and it gets the SEND, its receive and
+/// the ACK done in one share of three. Sent from here, they use the poster's
+/// own share. (A WRITE stream's receiver is idle; a peer elsewhere does its
+/// receiving on its own CPUs; with two QPs busy, their work items run in
+/// parallel.)
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let posts = fetch(dev, qp)?;
     let inner = qp.data();
@@ -1110,8 +1153,11 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         && match crate::post_handoff() {
             handoff::NEVER => false,
             handoff::SMALL => posts.one_packet_each,
-            // ANY, and values past it.
-            _ => true,
+            handoff::ANY => true,
+            handoff::ANY_BUT_LONE_LOCAL_SENDS.. => {
+                !(posts.sends_only && posts.peer_on_host)
+                    || dev.busy_qps.load(Ordering::Relaxed) > 1
+            }
         };
     if hand_off && !inner.req_runner.is_running() {
         dev.stats.inc(crate::stats::Counter::PostHandoffs);
@@ -1136,6 +1182,10 @@ struct FetchedPosts {
     unsignaled_reads: bool,
     /// Every new WQE's message fits in one packet of the path MTU.
     one_packet_each: bool,
+    /// Every new WQE is a SEND.
+    sends_only: bool,
+    /// The QP's peer is an rrxe device on this host ([`SendQueue::peer_on_host`]).
+    peer_on_host: bool,
 }
 
 /// Completes, oldest first, the sent WQEs for which `done` holds (the completer
@@ -1215,6 +1265,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
         behind_others: false,
         unsignaled_reads: !inner.sq_sig_all,
         one_packet_each: true,
+        sends_only: true,
+        peer_on_host: false,
     };
     let mut taken = false;
     loop {
@@ -1251,25 +1303,34 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                         let twice = (2 * sq.pending.v.len()).max(BATCH);
                         Fetched::Grow(twice.min(sq.capacity as usize).max(posted))
                     } else {
-                        for k in from..to {
-                            ring.read_posted(k as u32, slot)?;
-                            let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
-                            let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
-                                Ok(w) => {
-                                    posts.one_packet_each &= w.length <= mtu;
-                                    posts.unsignaled_reads &= crate::req::needs_response(&w)
-                                        && w.flags & wqe::flag::SIGNALED == 0;
-                                    taken = true;
-                                    Pending::Wqe(w)
-                                }
-                                Err(why) => {
-                                    // Its error completion is reported whatever its flags.
-                                    posts.unsignaled_reads = false;
-                                    Pending::Bad { wr_id, why }
-                                }
-                            };
-                            sq.pending.push(p)?;
-                        }
+                        let mut take = || -> Result {
+                            for k in from..to {
+                                ring.read_posted(k as u32, slot)?;
+                                let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
+                                let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
+                                    Ok(w) => {
+                                        posts.one_packet_each &= w.length <= mtu;
+                                        posts.unsignaled_reads &= crate::req::needs_response(&w)
+                                            && w.flags & wqe::flag::SIGNALED == 0;
+                                        posts.sends_only &= wqe::is_send(w.opcode);
+                                        taken = true;
+                                        Pending::Wqe(w)
+                                    }
+                                    Err(why) => {
+                                        // Its error completion is reported whatever its flags.
+                                        posts.unsignaled_reads = false;
+                                        Pending::Bad { wr_id, why }
+                                    }
+                                };
+                                sq.pending.push(p)?;
+                            }
+                            Ok(())
+                        };
+                        let took = take();
+                        // Also when a read failed after some WQEs were taken.
+                        sq.recount(dev);
+                        took?;
+                        posts.peer_on_host = sq.peer_on_host;
                         if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
                             Fetched::BadHead
                         } else if to < posted {
@@ -1361,6 +1422,7 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
         })?;
         // Room was reserved at creation.
         st.sq.pending.push(Pending::Wqe(w))?;
+        st.sq.recount(qp.device().data());
         state == QpState::Err
     };
     if !err {
@@ -1408,6 +1470,8 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     }
     let inner = qp.data();
     let ty = qp_type_of(inner.qp_type)?;
+    // Before the QP's lock: this takes the device list's mutex.
+    let peer_on_host = (mask & m::AV != 0).then(|| crate::device::gid_is_on_host(&a.ah_attr.dgid));
     let new_state_is_err = {
         let mut st = inner.state.lock();
         // The state the caller believes the QP in chooses the transition
@@ -1503,6 +1567,9 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
         s.qp_state = new as u32;
+        if let Some(on_host) = peer_on_host {
+            st.sq.peer_on_host = on_host;
+        }
         if mask & (m::RETRY_CNT | m::RNR_RETRY) != 0 {
             crate::timer::reset_retries(&mut st);
         }
@@ -1520,6 +1587,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if new == QpState::Reset {
             // Back to a clean QP: fetched WQEs are dropped without completions.
             st.sq.pending.clear();
+            st.sq.recount(qp.device().data());
             st.sq.probe_oldest = false;
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
@@ -1644,6 +1712,8 @@ pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     // this: the QP is unpublished.
     let rings = {
         let mut st = qp.data().state.lock();
+        st.sq.destroyed = true;
+        st.sq.recount(dev);
         (st.sq.ring.take(), st.rq.take())
     };
     drop(rings);

@@ -40,6 +40,11 @@ pub(crate) mod op {
     pub(crate) const REG_MR: u32 = 0x20;
 }
 
+/// Whether `opcode` is a SEND (with or without immediate data or invalidation).
+pub(crate) fn is_send(opcode: u32) -> bool {
+    matches!(opcode, op::SEND | op::SEND_WITH_IMM | op::SEND_WITH_INV)
+}
+
 /// `IB_SEND_*` flags.
 pub(crate) mod flag {
     pub(crate) const FENCE: u32 = 1;

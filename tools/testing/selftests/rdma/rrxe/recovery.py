@@ -29,11 +29,14 @@ exit status is 0 when all passed):
                 no ACK at their ends, so its tail probe must get it well before
                 the ACK timeout (1 s): 0.3 s later the data is there and moving
                 the QP to error flushes nothing (they were retired).
-  handoff       a SEND that DEV_B RNR NAKs (no receive yet, min_rnr_timer 164
-                ms), and 50 ms later a second (rrxe requesters only): the second
-                post finds an unfinished WQE ahead of it, so the doorbell hands
-                it to the QP's work item (post_handoffs moves by exactly 1);
-                once receives are posted both complete in order, data intact.
+  handoff       a SEND that DEV_B RNR NAKs (no receive yet, min_rnr_timer 491
+                ms), and behind it (rrxe requesters only) a WRITE, which the
+                doorbell hands to the QP's work item (post_handoffs moves by
+                exactly 1); a SEND, which it sends itself (by 0) when DEV_B is
+                an rrxe device, this QP the device's only busy one, and hands
+                over (by 1) to rdma_rxe; then, with a second QP pair's SEND
+                held the same way, a SEND, handed over (by 1). Once receives
+                are posted all complete in order, data intact.
   unsignaled_read
                 an unsignaled 64 B READ on an idle QP (rrxe requesters
                 only): the doorbell hands it to the QP's work item
@@ -552,24 +555,57 @@ def stat(dev, name):
     return counters(dev)[name]
 
 
-def handoff(a, b, dev_a):
-    # The first SEND meets no receive: B's RNR NAK holds it for 164 ms (B's
-    # min_rnr_timer 28), so the second post finds an unfinished WQE ahead of it
-    # and, with nothing running the requester, goes to the QP's work item.
-    first, second = b"first-send-in-rnr" * 4, b"handed-off-second" * 4
-    a.mr.write(first + second, 2 * len(first), 0)
-    before = stat(dev_a, "post_handoffs")
-    a.post(1, e.IBV_WR_SEND, 0, len(first))
+def handoff(a, b, dev_a, dev_b):
+    # The first SEND meets no receive: B's RNR NAK holds it (491 ms a try, B's
+    # min_rnr_timer 31) until receives are posted at the end, so each later post
+    # finds an unfinished WQE ahead of it and, with nothing running the
+    # requester, the doorbell may hand it to the QP's work item.
+    msgs = [b"first-send-in-rnr" * 4, b"handed-off-write!" * 4, b"third-send-here!!" * 4,
+            b"fourth-send-2busy" * 4]
+    size = len(msgs[0])
+    assert all(len(m) == size for m in msgs)
+    for i, m in enumerate(msgs):
+        a.mr.write(m, size, i * size)
+    moved = []
+
+    def post(wr_id, opcode, i, **kw):
+        before = stat(dev_a, "post_handoffs")
+        a.post(wr_id, opcode, i * size, size, **kw)
+        moved.append(stat(dev_a, "post_handoffs") - before)
+
+    post(1, e.IBV_WR_SEND, 0)
     time.sleep(0.05)
-    a.post(2, e.IBV_WR_SEND, len(first), len(second))
-    handed = stat(dev_a, "post_handoffs") - before
-    b.post_recv(11, 0, 4096)
-    b.post_recv(12, 4096, 4096)
-    return (expect("post_handoffs for the post behind the RNR-held SEND", handed, 1) and
-            expect("SENDs, in order", a.poll(2, 30), [(1, WC_SUCCESS), (2, WC_SUCCESS)]) and
-            expect("receives, in order", b.poll(2, 30), [(11, WC_SUCCESS), (12, WC_SUCCESS)]) and
-            expect("data", (b.mr.read(len(first), 0), b.mr.read(len(second), 4096)),
-                   (first, second)))
+    # A WRITE behind it: handed off.
+    post(2, e.IBV_WR_RDMA_WRITE, 1, raddr=b.mr.buf + 12288, rkey=b.mr.rkey)
+    # A SEND behind it, this the device's only busy QP: to an rrxe device on this
+    # host it is sent from the doorbell (its receiver's work shares these CPUs);
+    # to rdma_rxe it is handed off. A busy count that the QPs of earlier runs
+    # (failed, flushed, destroyed) left wrong would hand it off here.
+    post(3, e.IBV_WR_SEND, 2)
+    # A second QP of the device held the same way: now a SEND is handed off.
+    c = Side(dev_a, a.gid_index, MIB, e.IBV_ACCESS_LOCAL_WRITE)
+    d = Side(dev_b, b.gid_index, MIB, e.IBV_ACCESS_LOCAL_WRITE)
+    c.connect(d)
+    d.connect(c, min_rnr_timer=31)
+    c.mr.write(b"other-qp-send!!!", 16, 0)
+    c.post(21, e.IBV_WR_SEND, 0, 16)
+    time.sleep(0.05)
+    post(4, e.IBV_WR_SEND, 3)
+    for i in range(3):
+        b.post_recv(11 + i, i * 4096, 4096)
+    d.post_recv(31, 0, 4096)
+    third = 0 if dev_b.startswith("rrxe") else 1
+    return (expect("post_handoffs for a WRITE, a lone SEND stream and a SEND with two QPs busy",
+                   moved, [0, 1, third, 1]) and
+            expect("sends, in order", a.poll(4, 30),
+                   [(1, WC_SUCCESS), (2, WC_SUCCESS), (3, WC_SUCCESS), (4, WC_SUCCESS)]) and
+            expect("receives, in order", b.poll(3, 30),
+                   [(11, WC_SUCCESS), (12, WC_SUCCESS), (13, WC_SUCCESS)]) and
+            expect("the other QP's SEND", (c.poll(1, 30), d.poll(1, 30)),
+                   ([(21, WC_SUCCESS)], [(31, WC_SUCCESS)])) and
+            expect("data", [b.mr.read(size, 0), b.mr.read(size, 12288), b.mr.read(size, 4096),
+                            b.mr.read(size, 8192), d.mr.read(16, 0)],
+                   [msgs[0], msgs[1], msgs[2], msgs[3], b"other-qp-send!!!"]))
 
 
 def wait_retired(a, off, want):
@@ -1037,7 +1073,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     # runs under TCG.
     b.connect(a, path_mtu=kw.get("path_mtu", e.IBV_MTU_1024),
               timeout=19 if case == "read_forged" else 14,
-              min_rnr_timer=28 if case == "handoff" else 14, rd_atomic=kw.get("rd_atomic", 1))
+              min_rnr_timer=31 if case == "handoff" else 14, rd_atomic=kw.get("rd_atomic", 1))
     if case == "transfer":
         return transfer(a, b, int(arg), dev_a, read_kib)
     if case == "atomics":
@@ -1053,7 +1089,7 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     if case == "tail":
         return tail(a, b)
     if case == "handoff":
-        return handoff(a, b, dev_a)
+        return handoff(a, b, dev_a, dev_b)
     if case == "unsignaled_read":
         return unsignaled_read(a, b, dev_a)
     if case == "worker_read":
