@@ -8,7 +8,7 @@
 # next point, for RRXE_BENCH_ROUNDS rounds: slow drift of the TCG host hits both.
 # Writes one JSON object per perftest run to $1 (JSON lines).
 set -u
-. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # pin_neighbours, gid_index
+. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_rxe_pair, gid_index
 out=${1:?usage: bench-guest.sh OUT.jsonl}
 rounds=${RRXE_BENCH_ROUNDS:-3}
 secs=${RRXE_BENCH_SECONDS:-4}
@@ -17,17 +17,7 @@ lat_iters=${RRXE_BENCH_LAT_ITERS:-500}
 
 fail() { echo "bench: $*" >&2; exit 1; }
 
-modprobe rdma_rxe || fail "modprobe rdma_rxe"
-ip netns add c && ip netns add d || fail "netns c/d"
-ip link add veth2 netns c type veth peer name veth3 netns d || fail "veth2/veth3"
-for ns in c d; do ip -n $ns link set lo up; done
-ip -n c addr add 10.0.1.1/24 dev veth2
-ip -n d addr add 10.0.1.2/24 dev veth3
-ip -n c link set veth2 up && ip -n d link set veth3 up || fail "veth2/veth3 up"
-ip netns exec c rdma link add rxe2 type rxe netdev veth2 || fail "rdma link add rxe2"
-ip netns exec d rdma link add rxe3 type rxe netdev veth3 || fail "rdma link add rxe3"
-pin_neighbours a veth0 b veth1 10.0.0 && pin_neighbours c veth2 d veth3 10.0.1 ||
-	fail "permanent neighbours"
+setup_rxe_pair || fail "the rdma_rxe pair (netns c/d)"
 
 # The matrix: test:size:kind[:QPs] (ARCHITECTURE.md section 6). The last two
 # bandwidth points spread the same test over 8 QPs (perftest -q): many-QP scaling.

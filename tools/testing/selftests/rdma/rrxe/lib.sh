@@ -45,6 +45,20 @@ setup_topology() {
 		ip -n a link set lo up && ip -n b link set lo up
 }
 
+# The rdma_rxe pair that benchmarks run beside rrxe0/rrxe1 in the same boot:
+# netns c (veth2, 10.0.1.1/24, rxe2) and netns d (veth3, 10.0.1.2/24, rxe3). Each
+# driver owns UDP 4791 in its own namespaces. Pins both pairs' neighbours.
+setup_rxe_pair() {
+	modprobe rdma_rxe && ip netns add c && ip netns add d &&
+		ip link add veth2 netns c type veth peer name veth3 netns d &&
+		ip -n c link set lo up && ip -n d link set lo up &&
+		ip -n c addr add 10.0.1.1/24 dev veth2 && ip -n d addr add 10.0.1.2/24 dev veth3 &&
+		ip -n c link set veth2 up && ip -n d link set veth3 up &&
+		ip netns exec c rdma link add rxe2 type rxe netdev veth2 &&
+		ip netns exec d rdma link add rxe3 type rxe netdev veth3 &&
+		pin_neighbours a veth0 b veth1 10.0.0 && pin_neighbours c veth2 d veth3 10.0.1
+}
+
 # pin_neighbours NS_A DEV_A NS_B DEV_B PREFIX: permanent neighbour entries between
 # PREFIX.1 (DEV_A in NS_A) and PREFIX.2 (DEV_B in NS_B). modify_qp to RTR resolves
 # the peer's MAC, which times out when netem drops everything, and a timed run
