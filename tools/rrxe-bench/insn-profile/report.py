@@ -61,6 +61,9 @@ def load_marks(path):
                 for k, v in zip(STAT_FIELDS, p[2:]):
                     out[f'{p[1]}/{k}'] = int(v)
                 continue
+            if p and p[0] == 'sched':
+                out[f'sched/{p[1].rstrip(":")}'] = int(p[2])
+                continue
             if p and p[0] == 'link':
                 dev, p = p[1].split('/')[0], p[2:]
             for k, v in zip(p[0::2], p[1::2]):
@@ -94,8 +97,10 @@ def profile(rundir, label, syms, top, module_only):
         ticks = {f: moved.get(f'{c}/{f}', 0) for f in STAT_FIELDS}
         total = max(sum(ticks.values()), 1)
         print(f'   {c}: ' + ', '.join(f'{f} {100 * v / total:.0f}%' for f, v in ticks.items() if v))
+    print('   per unit: ' + ', '.join(f'{k[6:]} {v / max(units, 1):.3f}' for k, v in sorted(moved.items())
+                                      if k.startswith('sched/')))
     print('   counters: ' + ', '.join(f'{k} +{v}' for k, v in sorted(moved.items())
-                                      if not k.startswith('cpu')))
+                                      if not k.startswith(('cpu', 'sched/'))))
     print('   kernel instructions by module: ' + ', '.join(
         f'{m} {100 * n / max(kernel, 1):.1f}%' for m, n in per_mod.most_common(6)))
     shown = 0
