@@ -38,8 +38,11 @@ fn head<const N: usize>(buf: &[u8]) -> Option<&[u8; N]> {
 
 /// Copies `src` into `out` at byte `at`. Sizes and offsets are constants, so
 /// this compiles to plain stores: every packet's headers are written this way.
+/// A field past the end is a bug in the caller, caught by debug builds (the
+/// host tests, KUnit in the test kernel).
 #[inline(always)]
 fn write_at<const N: usize, const M: usize>(out: &mut [u8; N], at: usize, src: [u8; M]) {
+    debug_assert!(at + M <= N, "header field past the end");
     if let Some(dst) = out.get_mut(at..at + M) {
         dst.copy_from_slice(&src);
     }
