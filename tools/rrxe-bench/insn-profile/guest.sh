@@ -27,6 +27,8 @@ cat /proc/kallsyms >$share/kallsyms.txt
 mark() {
 	local label=$1 d t=0
 	shift
+	# A label seen before (a point named twice) is measured afresh.
+	rm -f "$share/req-$label" "$share/snap-$label.txt"
 	{
 		for d in "$@"; do rdma statistic show link "$d/1"; done
 		grep '^cpu[0-9]' /proc/stat | sed 's/^/stat /'
@@ -60,8 +62,8 @@ for p in $points; do
 		mark "$label-a" $sdev $cdev
 		sleep $((secs - 8))
 		mark "$label-b" $sdev $cdev
-		wait $spid || rc=1
-		wait $cpid || rc=1
+		wait $spid || { rc=1; echo "$label: server failed:"; tail -n 5 /tmp/server; }
+		wait $cpid || { rc=1; echo "$label: client failed:"; tail -n 5 /tmp/client; }
 		echo "$label: $(awk -v n="$size" '$1 == n && NF >= 5 { print $4 " MiB/s" }' /tmp/client)"
 	done
 done

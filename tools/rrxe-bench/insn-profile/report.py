@@ -7,8 +7,8 @@
 
 For every LABEL with snapshots LABEL-a and LABEL-b: the guest instructions
 executed between them, in user space and in the kernel, per unit (a packet
-received by the busier of the two devices: the data packets of a SEND or WRITE
-stream, the READs of a READ stream), the CPU time split from /proc/stat, the
+received by the busier of the two devices: a stream's data packets, which for
+a READ of at most one MTU is one per READ), the CPU time split from /proc/stat, the
 device counters that moved, and the kernel symbols that executed the most.
 Then, for each test run on both drivers, rrxe's kernel instructions per unit
 over rdma_rxe's.
@@ -97,8 +97,10 @@ def profile(rundir, label, syms, top, module_only):
         ticks = {f: moved.get(f'{c}/{f}', 0) for f in STAT_FIELDS}
         total = max(sum(ticks.values()), 1)
         print(f'   {c}: ' + ', '.join(f'{f} {100 * v / total:.0f}%' for f, v in ticks.items() if v))
-    print('   per unit: ' + ', '.join(f'{k[6:]} {v / max(units, 1):.3f}' for k, v in sorted(moved.items())
-                                      if k.startswith('sched/')))
+    sched = [f'{k[6:]} {v / max(units, 1):.3f}' for k, v in sorted(moved.items())
+             if k.startswith('sched/')]
+    if sched:
+        print('   per unit: ' + ', '.join(sched))
     print('   counters: ' + ', '.join(f'{k} +{v}' for k, v in sorted(moved.items())
                                       if not k.startswith(('cpu', 'sched/'))))
     print('   kernel instructions by module: ' + ', '.join(
@@ -123,10 +125,12 @@ def blocks(rundir, label, symbol, ko, syms):
     a, _ = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))
     b, _ = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))
     nm = subprocess.run(['nm', ko], capture_output=True, text=True, check=True).stdout
-    base = next(int(p[0], 16) for p in map(str.split, nm.splitlines()) if p[-1] == name)
+    base = next((int(p[0], 16) for p in map(str.split, nm.splitlines()) if p[-1] == name), None)
+    if base is None:
+        raise SystemExit(f'{name} is not in {ko}: give the module the run loaded')
     counts = {va - start + base: b[va] - a.get(va, 0) for va in b if start <= va < end}
     total = max(sum(counts.values()), 1)
-    dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', f'--start-address={base}',
+    dis = subprocess.run(['objdump', '-d', '-j', '.text', '--no-show-raw-insn', f'--start-address={base}',
                           f'--stop-address={base + end - start}', ko],
                          capture_output=True, text=True, check=True).stdout
     print(f'{name}: {total} instructions in {label}')
