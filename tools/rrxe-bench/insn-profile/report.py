@@ -2,20 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Instruction profile of a scripts/vm --insn-profile run (guest.sh).
 
-  report.py RUNDIR [--top N] [--module]
+  report.py RUNDIR [--top N] [--module] [--by-time]
   report.py RUNDIR --blocks LABEL SYMBOL --ko rrxe.ko
+  report.py RUNDIR --callers LABEL FUNCTION --ko rrxe.ko
 
 For every LABEL with snapshots LABEL-a and LABEL-b: the guest instructions
 executed between them, in user space and in the kernel, per unit (a packet
 received by the busier of the two devices: a stream's data packets, which for
 a READ of at most one MTU is one per READ), the CPU time split from /proc/stat, the
-device counters that moved, and the kernel symbols that executed the most.
+device counters that moved, and the kernel symbols that executed the most
+(or, with --by-time, took the most host time: the plugin's 100 us samples,
+which show what TCG spends outside the translated code).
 Then, for each test run on both drivers, rrxe's kernel instructions per unit
 over rdma_rxe's.
 
 With --blocks, the disassembly (objdump) of the module function whose name
 contains SYMBOL, each translation block marked with its share of the function's
-instructions in LABEL's window.
+instructions in LABEL's window. With --callers, the module's call sites of a
+kernel function (memcpy, memset), each with the times it was called per unit
+and its constant size argument if it has one.
 """
 import argparse
 import bisect
@@ -39,16 +44,21 @@ def load_symbols(rundir):
     return syms
 
 
-def load_snapshot(path):
-    counts, user = collections.Counter(), 0
+def load_snapshot(path, executions=None):
+    """Instructions and time samples per kernel block, and user space's; with
+    a Counter for `executions`, the times each block was entered too."""
+    counts, samples, user, user_samples = collections.Counter(), collections.Counter(), 0, 0
     with open(path) as f:
         for line in f:
-            a, n = line.split()
+            a, n, t, e = (line.split() + ['0', '0'])[:4]  # older snapshots lack the last two
             if a == 'user':
-                user = int(n)
+                user, user_samples = int(n), int(t)
             else:
                 counts[int(a, 16)] += int(n)
-    return counts, user
+                samples[int(a, 16)] += int(t)
+                if executions is not None:
+                    executions[int(a, 16)] += int(e)
+    return counts, samples, user, user_samples
 
 
 def load_marks(path):
@@ -72,20 +82,24 @@ def load_marks(path):
     return out
 
 
-def profile(rundir, label, syms, top, module_only):
+def profile(rundir, label, syms, top, module_only, by_time):
     addrs = [s[0] for s in syms]
-    a, ua = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))
-    b, ub = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))
+    a, ta, ua, uta = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))
+    b, tb, ub, utb = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))
     per_sym, per_mod = collections.Counter(), collections.Counter()
-    for va, n in b.items():
-        n -= a.get(va, 0)
-        if n <= 0:
+    sym_time, mod_time = collections.Counter(), collections.Counter()
+    for va in b.keys() | tb.keys():
+        n, t = b[va] - a.get(va, 0), tb[va] - ta.get(va, 0)
+        if n <= 0 and t <= 0:
             continue
         i = bisect.bisect_right(addrs, va) - 1
         name, mod = (syms[i][1], syms[i][2]) if i >= 0 else ('?', '?')
-        per_sym[(name, mod)] += n
-        per_mod[mod] += n
+        per_sym[(name, mod)] += max(n, 0)
+        per_mod[mod] += max(n, 0)
+        sym_time[(name, mod)] += max(t, 0)
+        mod_time[mod] += max(t, 0)
     kernel, user = sum(per_mod.values()), ub - ua
+    ktime, utime = sum(mod_time.values()), utb - uta
     ma = load_marks(os.path.join(rundir, f'ctr-{label}-a'))
     mb = load_marks(os.path.join(rundir, f'ctr-{label}-b'))
     moved = {k: mb[k] - ma.get(k, 0) for k in mb if mb[k] != ma.get(k, 0)}
@@ -105,13 +119,23 @@ def profile(rundir, label, syms, top, module_only):
                                       if not k.startswith(('cpu', 'sched/'))))
     print('   kernel instructions by module: ' + ', '.join(
         f'{m} {100 * n / max(kernel, 1):.1f}%' for m, n in per_mod.most_common(6)))
+    if ktime + utime:
+        # Host time from the plugin's samples (100 us each, per vCPU).
+        print(f'   time samples: kernel {ktime} ({ktime / max(units, 1) * 100:.1f} us/unit, '
+              f'{kernel / max(ktime, 1) / 1e3:.0f}k instructions/sample), user {utime}; by module: '
+              + ', '.join(f'{m} {100 * t / max(ktime, 1):.1f}%' for m, t in mod_time.most_common(6)))
+    print('   instr%  instr/unit  time%  us/unit  instr/sample  symbol')
     shown = 0
-    for (name, mod), n in per_sym.most_common():
+    order = sym_time if by_time else per_sym
+    for (name, mod), _ in order.most_common():
         if shown >= top:
             break
         if module_only and mod not in ('rrxe', 'rdma_rxe'):
             continue
-        print(f'   {100 * n / max(kernel, 1):5.2f}% {n / max(units, 1):7.0f}/unit  {name} [{mod}]')
+        n, t = per_sym[(name, mod)], sym_time[(name, mod)]
+        print(f'   {100 * n / max(kernel, 1):5.2f}% {n / max(units, 1):9.0f}  '
+              f'{100 * t / max(ktime, 1):5.2f}% {t * 100 / max(units, 1):7.2f}  '
+              f'{n / t if t else 0:10.0f}  {name} [{mod}]')
         shown += 1
     return kernel / max(units, 1)
 
@@ -122,8 +146,8 @@ def blocks(rundir, label, symbol, ko, syms):
         raise SystemExit(f'{len(matches)} module symbols match {symbol!r}')
     i, (start, name, _) = matches[0]
     end = next((s[0] for s in syms[i + 1:] if s[0] > start), start + 4096)
-    a, _ = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))
-    b, _ = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))
+    a = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))[0]
+    b = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))[0]
     nm = subprocess.run(['nm', ko], capture_output=True, text=True, check=True).stdout
     base = next((int(p[0], 16) for p in map(str.split, nm.splitlines()) if p[-1] == name), None)
     if base is None:
@@ -141,16 +165,67 @@ def blocks(rundir, label, symbol, ko, syms):
         print(line)
 
 
+def callers(rundir, label, callee, ko, syms):
+    """The module's calls of `callee` in LABEL's window, by how often each
+    returned: a call ends a translation block, so the block at its return
+    address is entered once per call."""
+    ea, eb = collections.Counter(), collections.Counter()
+    load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'), ea)
+    load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'), eb)
+    ma = load_marks(os.path.join(rundir, f'ctr-{label}-a'))
+    mb = load_marks(os.path.join(rundir, f'ctr-{label}-b'))
+    units = max(max((mb[k] - ma.get(k, 0) for k in mb if k.endswith('/rcvd_pkts')), default=0), 1)
+    runtime = {s[1]: s[0] for s in syms}
+    dis = subprocess.run(['objdump', '-d', '-r', '-j', '.text', '--no-show-raw-insn', ko],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    fn, base, sites, pending, recent = None, 0, [], None, []
+    for line in dis:
+        if m := re.match(r'([0-9a-f]+) <(.+)>:$', line):
+            fn, base, pending, recent = m.group(2), int(m.group(1), 16), None, []
+            continue
+        if 'R_X86_64_' in line:  # a relocation, of the instruction before
+            if re.search(rf'R_X86_64_PLT32\s+{re.escape(callee)}-0x4$', line) and fn:
+                pending = next((m.group(1) for i in reversed(recent[:-1])
+                                if (m := re.match(r'mov\s+\$(0x[0-9a-f]+),%[re]?dx$', i))), '?')
+            continue
+        if m := re.match(r'\s+([0-9a-f]+):\s+(.*)', line):
+            addr, insn = int(m.group(1), 16), m.group(2)
+            if pending is not None:
+                sites.append((fn, base, addr, pending))
+                pending = None
+            recent = (recent + [insn.strip()])[-6:]
+    entered = eb.get(runtime.get(callee, -1), 0) - ea.get(runtime.get(callee, -1), 0)
+    print(f'{label}: {callee} entered {entered / units:.2f} times per unit; the module\'s calls:')
+    rows = []
+    for fn, base, ret, size in sites:
+        if fn not in runtime:
+            continue
+        va = runtime[fn] + ret - base
+        n = eb.get(va, 0) - ea.get(va, 0)
+        if n > 0:
+            rows.append((n, size, fn, ret - base))
+    for n, size, fn, off in sorted(rows, reverse=True):
+        print(f'   {n / units:6.2f}/unit  size {size:>6}  {fn}+{off:#x}')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('rundir')
     ap.add_argument('--top', type=int, default=25, help='symbols to list per run')
     ap.add_argument('--module', action='store_true', help='list only rrxe and rdma_rxe symbols')
+    ap.add_argument('--by-time', action='store_true', help='order symbols by time samples')
     ap.add_argument('--blocks', nargs=2, metavar=('LABEL', 'SYMBOL'),
                     help="a function's hot blocks in a run")
-    ap.add_argument('--ko', help='the module the run loaded (for --blocks)')
+    ap.add_argument('--callers', nargs=2, metavar=('LABEL', 'FUNCTION'),
+                    help="the module's calls of a kernel function (memcpy) in a run, by count")
+    ap.add_argument('--ko', help='the module the run loaded (for --blocks and --callers)')
     args = ap.parse_args()
     syms = load_symbols(args.rundir)
+    if args.callers:
+        if not args.ko:
+            raise SystemExit('--callers needs --ko')
+        callers(args.rundir, *args.callers, args.ko, syms)
+        return
     if args.blocks:
         if not args.ko:
             raise SystemExit('--blocks needs --ko')
@@ -161,7 +236,7 @@ def main():
                      and os.path.exists(os.path.join(args.rundir, f'snap-{m.group(1)}-b.txt'))})
     if not labels:
         raise SystemExit(f'no snapshot pairs in {args.rundir}')
-    per_unit = {l: profile(args.rundir, l, syms, args.top, args.module) for l in labels}
+    per_unit = {l: profile(args.rundir, l, syms, args.top, args.module, args.by_time) for l in labels}
     for l in labels:
         if l.startswith('rrxe-') and 'rxe-' + l[5:] in per_unit:
             print(f'{l[5:]}: rrxe/rxe kernel instructions per unit '

@@ -6,11 +6,18 @@
  * timer interrupt, so code that runs with interrupts off (rrxe's QP lock) is
  * charged to the unlock that ends it.
  *
+ * It also samples where the host's time goes: every vCPU publishes the block it
+ * is in, and a host thread charges a sample to each vCPU's block every 100 us.
+ * A block's time includes what TCG does for it outside the translated code
+ * (soft TLB refills, helpers, exits to the main loop), which instruction counts
+ * cannot show; a halted vCPU charges its idle loop's last block.
+ *
  * When a file req-LABEL appears in the directory given as dir=PATH (the run
  * share, /run/rrxe in the guest), the plugin writes snap-LABEL.txt there: one
- * line "ADDRESS COUNT" per kernel block start (hex address, instructions so far)
- * and one line "user COUNT" for all user-space blocks. The difference of two
- * snapshots is the profile of what ran between them.
+ * line "ADDRESS COUNT SAMPLES EXECUTIONS" per kernel block start (hex address,
+ * instructions, time samples and times entered so far) and one line
+ * "user COUNT SAMPLES" for all user-space blocks. The difference of two snapshots is the profile of
+ * what ran between them.
  *
  * Only the few calls of QEMU's plugin API that this needs are declared here.
  * All of them are older than the API version declared (4, QEMU 9.2 and
@@ -22,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PLUGIN_API_VERSION 4
@@ -50,8 +58,14 @@ struct block {
 	uint64_t vaddr;
 	uint64_t insns;
 	uint64_t executed; /* instructions, updated atomically by the vCPUs */
+	uint64_t samples; /* written by the sampling thread only */
 	struct block *next;
 };
+
+/* The block each vCPU last entered; more vCPUs than this are not sampled. */
+#define MAX_VCPUS 64
+#define SAMPLE_NS 100000
+static struct block *current_block[MAX_VCPUS];
 
 static struct block *blocks;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,6 +76,31 @@ static void block_executed(unsigned int vcpu_index, void *userdata)
 	struct block *b = userdata;
 
 	__atomic_fetch_add(&b->executed, b->insns, __ATOMIC_RELAXED);
+	if (vcpu_index < MAX_VCPUS)
+		__atomic_store_n(&current_block[vcpu_index], b, __ATOMIC_RELAXED);
+}
+
+/* Blocks are never freed, so a published pointer stays valid. */
+static void *sample_time(void *arg)
+{
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (;;) {
+		next.tv_nsec += SAMPLE_NS;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		for (int i = 0; i < MAX_VCPUS; i++) {
+			struct block *b = __atomic_load_n(&current_block[i], __ATOMIC_RELAXED);
+
+			if (b)
+				__atomic_store_n(&b->samples, b->samples + 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
 }
 
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -83,7 +122,7 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void snapshot(const char *label)
 {
 	char tmp[4200], path[4200];
-	uint64_t user = 0;
+	uint64_t user = 0, user_samples = 0;
 	struct block *b;
 	FILE *f;
 
@@ -98,16 +137,21 @@ static void snapshot(const char *label)
 	/* The list only grows at its head, so walking from a read head is safe. */
 	for (; b; b = b->next) {
 		uint64_t n = __atomic_load_n(&b->executed, __ATOMIC_RELAXED);
+		uint64_t t = __atomic_load_n(&b->samples, __ATOMIC_RELAXED);
 
-		if (!n)
+		if (!n && !t)
 			continue;
-		if (b->vaddr < KERNEL_START)
+		if (b->vaddr < KERNEL_START) {
 			user += n;
-		else
-			fprintf(f, "%llx %llu\n", (unsigned long long)b->vaddr,
-				(unsigned long long)n);
+			user_samples += t;
+		} else {
+			fprintf(f, "%llx %llu %llu %llu\n", (unsigned long long)b->vaddr,
+				(unsigned long long)n, (unsigned long long)t,
+				(unsigned long long)(b->insns ? n / b->insns : 0));
+		}
 	}
-	fprintf(f, "user %llu\n", (unsigned long long)user);
+	fprintf(f, "user %llu %llu\n", (unsigned long long)user,
+		(unsigned long long)user_samples);
 	if (fclose(f) == 0)
 		rename(tmp, path);
 }
@@ -150,6 +194,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info *info
 		return -1;
 	}
 	if (pthread_create(&t, NULL, watch_requests, NULL))
+		return -1;
+	pthread_detach(t);
+	if (pthread_create(&t, NULL, sample_time, NULL))
 		return -1;
 	pthread_detach(t);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
