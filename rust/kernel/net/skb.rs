@@ -5,7 +5,7 @@
 //! C headers: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h).
 
 use super::{netdev::NetDevice, route::Dst};
-use crate::{alloc::Flags, bindings, error::to_result, prelude::*, sync::Arc};
+use crate::{alloc::Flags, bindings, error::to_result, fill::Filler, prelude::*, sync::Arc};
 use core::ptr::NonNull;
 
 /// An owned socket buffer. Dropping it frees it as a drop (`kfree_skb`); a buffer
@@ -112,6 +112,32 @@ impl SkBuff {
             core::ptr::write_bytes(p, 0, n as usize);
             Ok(core::slice::from_raw_parts_mut(p, n as usize))
         }
+    }
+
+    /// Appends `n` bytes of tailroom to the data, written by `fill` through a
+    /// [`Filler`]. They are not zeroed first, as [`SkBuff::put`]'s are: what
+    /// `fill` leaves unwritten is zeroed after it returns, so no stale memory
+    /// goes out. Returns what `fill` returned and the bytes it left unwritten.
+    pub fn put_filled<R>(
+        &mut self,
+        n: u32,
+        fill: impl FnOnce(&mut Filler<'_>) -> R,
+    ) -> Result<(R, usize)> {
+        if n > self.tailroom() || self.data_len() != 0 {
+            return Err(ENOSPC);
+        }
+        // SAFETY: The room is there (checked), so `skb_put` does not panic; the
+        // returned area is `n` bytes of this skb's linear data, exclusively ours,
+        // and viewed as possibly uninitialised.
+        let area = unsafe {
+            let p = bindings::skb_put(self.raw(), n).cast::<core::mem::MaybeUninit<u8>>();
+            core::slice::from_raw_parts_mut(p, n as usize)
+        };
+        let mut w = Filler::new(area);
+        let r = fill(&mut w);
+        let unwritten = w.remaining();
+        w.finish();
+        Ok((r, unwritten))
     }
 
     /// Prepends `n` bytes of headroom to the data and returns them (uninitialised

@@ -6,6 +6,7 @@ use super::device::{Device, Driver};
 use crate::{
     bindings,
     error::from_err_ptr,
+    fill::Filler,
     page::{BorrowedPage, PAGE_SIZE},
     prelude::*,
 };
@@ -133,11 +134,22 @@ impl Umem {
     /// Copies `dst.len()` bytes at byte offset `off` of the range. Works in any
     /// context.
     pub fn copy_from(&self, off: usize, dst: &mut [u8]) -> Result {
-        let d = dst.as_mut_ptr();
-        self.for_each_piece(off, dst.len(), |page, in_page, r| {
-            // SAFETY: `r` is within `dst`. User space may write the page meanwhile;
-            // the bytes are then untrusted data, never values with invariants.
-            unsafe { page.read_raw(d.add(r.start), in_page, r.len()) }
+        let len = dst.len();
+        self.copy_into(off, len, &mut Filler::over_init(dst))
+    }
+
+    /// Appends `len` bytes at byte offset `off` of the range to `dst`. Works in
+    /// any context.
+    pub fn copy_into(&self, off: usize, len: usize, dst: &mut Filler<'_>) -> Result {
+        if len > dst.remaining() {
+            return Err(ENOSPC);
+        }
+        self.for_each_piece(off, len, |page, in_page, r| {
+            // SAFETY: `fill_raw` gives a `d` valid for writes of `r.len()` bytes,
+            // and `read_raw` writes all of them when it returns `Ok`, and only
+            // them. User space may write the page meanwhile; the bytes are then
+            // untrusted data, never values with invariants.
+            unsafe { dst.fill_raw(r.len(), |d| page.read_raw(d, in_page, r.len())) }
         })
     }
 

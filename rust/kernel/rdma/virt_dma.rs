@@ -7,6 +7,8 @@
 //! PD's local DMA lkey) are kernel virtual addresses, which the device copies from
 //! and to directly.
 
+use crate::fill::Filler;
+
 /// Copies `dst.len()` bytes from kernel consumer memory at `addr`.
 ///
 /// # Safety
@@ -15,11 +17,27 @@
 /// for this device and that stays valid and mapped for the duration of the call
 /// (it belongs to a work request that is still outstanding).
 pub unsafe fn copy_from(addr: u64, dst: &mut [u8]) {
+    let len = dst.len();
+    // SAFETY: As the caller guarantees; `len` bytes fit in `dst`.
+    let _ = unsafe { copy_into(addr, len, &mut Filler::over_init(dst)) };
+}
+
+/// Appends `len` bytes from kernel consumer memory at `addr` to `dst`;
+/// `ENOSPC` if they do not fit.
+///
+/// # Safety
+///
+/// As [`copy_from`], for `[addr, addr + len)`.
+pub unsafe fn copy_into(addr: u64, len: usize, dst: &mut Filler<'_>) -> crate::error::Result {
     // SAFETY: The caller guarantees the source range is valid kernel memory; the
-    // destination is a distinct Rust buffer.
+    // destination `d` is valid for `len` bytes and a distinct buffer, all of which
+    // the copy writes.
     unsafe {
-        core::ptr::copy_nonoverlapping(addr as usize as *const u8, dst.as_mut_ptr(), dst.len())
-    };
+        dst.fill_raw(len, |d| {
+            core::ptr::copy_nonoverlapping(addr as usize as *const u8, d, len);
+            Ok(())
+        })
+    }
 }
 
 /// Copies `src` to kernel consumer memory at `addr`.
