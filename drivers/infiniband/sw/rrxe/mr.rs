@@ -17,6 +17,7 @@ use core::{
     sync::atomic::{AtomicBool, AtomicU32, Ordering},
 };
 use kernel::{
+    fill::Filler,
     new_spinlock_irq,
     prelude::*,
     rdma::{
@@ -341,24 +342,27 @@ impl MrInner {
 
     /// Copies MR memory at `iova` into `dst`.
     fn read(&self, iova: u64, dst: &mut [u8]) -> Result {
+        let n = dst.len();
+        self.read_into(iova, n, &mut Filler::over_init(dst))
+    }
+
+    /// Appends `n` bytes of MR memory at `iova` to `dst`.
+    fn read_into(&self, iova: u64, n: usize, dst: &mut Filler<'_>) -> Result {
         match &self.backing {
-            Backing::User(umem) => {
-                umem.copy_from(self.offset_of(iova, dst.len()).ok_or(EFAULT)?, dst)
-            }
+            Backing::User(umem) => umem.copy_into(self.offset_of(iova, n).ok_or(EFAULT)?, n, dst),
             Backing::Dma => {
-                self.offset_of(iova, dst.len()).ok_or(EFAULT)?;
+                self.offset_of(iova, n).ok_or(EFAULT)?;
                 // A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user verb),
                 // so only kernel consumers name it, and with virt DMA their SGE
                 // addresses are kernel virtual addresses of memory they mapped.
                 // SAFETY: `iova` is such an address, mapped for the outstanding WR.
-                unsafe { kernel::rdma::virt_dma::copy_from(iova, dst) };
-                Ok(())
+                unsafe { kernel::rdma::virt_dma::copy_into(iova, n, dst) }
             }
-            Backing::Fast { .. } => self.copy_fast(iova, dst.len(), |addr, r| {
+            Backing::Fast { .. } => self.copy_fast(iova, n, |addr, r| {
                 // SAFETY: `addr` is inside a page of the active list: the consumer
                 // mapped it for the device (`ib_map_mr_sg`) and registered it, and the
                 // lock keeps the registration from going away during the copy.
-                unsafe { kernel::rdma::virt_dma::copy_from(addr, &mut dst[r]) }
+                unsafe { kernel::rdma::virt_dma::copy_into(addr, r.len(), dst) }
             }),
         }
     }
@@ -377,9 +381,10 @@ impl MrInner {
                 Ok(())
             }
             Backing::Fast { .. } => self.copy_fast(iova, src.len(), |addr, r| {
-                // SAFETY: As in `read`; the registration granted the write (checked at
-                // lookup).
-                unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) }
+                // SAFETY: As in `read_into`; the registration granted the write
+                // (checked at lookup).
+                unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) };
+                Ok(())
             }),
         }
     }
@@ -388,7 +393,12 @@ impl MrInner {
     /// with each piece's kernel address and its range in `0..len`. The MR must still
     /// be valid: an access that raced a LOCAL_INV fails rather than touch pages the
     /// consumer may have reused.
-    fn copy_fast(&self, iova: u64, len: usize, mut op: impl FnMut(u64, Range<usize>)) -> Result {
+    fn copy_fast(
+        &self,
+        iova: u64,
+        len: usize,
+        mut op: impl FnMut(u64, Range<usize>) -> Result,
+    ) -> Result {
         let f = self.map.lock();
         if !f.valid {
             return Err(EFAULT);
@@ -397,7 +407,7 @@ impl MrInner {
         while done < len {
             let va = iova.checked_add(done as u64).ok_or(EFAULT)?;
             let (addr, n) = f.active.locate(va, len - done).ok_or(EFAULT)?;
-            op(addr, done..done + n);
+            op(addr, done..done + n)?;
             done += n;
         }
         Ok(())
@@ -508,6 +518,11 @@ impl MrInner {
         self.read(va, dst)
     }
 
+    /// Appends `n` bytes from `va` to `dst`, for a remote READ's response.
+    pub(crate) fn read_remote_into(&self, va: u64, n: usize, dst: &mut Filler<'_>) -> Result {
+        self.read_into(va, n, dst)
+    }
+
     /// Copies `src` to `va`, for a remote WRITE.
     pub(crate) fn write_remote(&self, va: u64, src: &[u8]) -> Result {
         self.write(va, src)
@@ -607,9 +622,9 @@ impl<'a> SgeCursor<'a> {
         })
     }
 
-    /// Fills `dst` from the list's memory.
-    pub(crate) fn read(&mut self, dst: &mut [u8]) -> Result {
-        self.walk(dst.len(), 0, |mr, iova, r| mr.read(iova, &mut dst[r]))
+    /// Appends `n` bytes of the list's memory to `dst`.
+    pub(crate) fn read_into(&mut self, n: usize, dst: &mut Filler<'_>) -> Result {
+        self.walk(n, 0, |mr, iova, r| mr.read_into(iova, r.len(), dst))
     }
 }
 

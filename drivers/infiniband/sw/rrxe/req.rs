@@ -313,14 +313,14 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
             let src = w
                 .inline_data
                 .get(off as usize..(off + n) as usize)
-                .filter(|src| src.len() == payload.len())
+                .filter(|src| src.len() == payload.remaining())
                 .ok_or(SendError::Payload)?;
-            payload.copy_from_slice(src);
-            Ok(())
+            payload.copy(src).map_err(|_| SendError::Payload)
         } else {
             let mut c = SgeCursor::new(dev.data(), inner.pd_id, &w.sgl);
             c.skip(off as usize).map_err(|_| SendError::Payload)?;
-            c.read(payload).map_err(|_| SendError::Payload)
+            c.read_into(n as usize, payload)
+                .map_err(|_| SendError::Payload)
         }
     });
     match built {
@@ -353,12 +353,11 @@ fn response_request(
     payload: &[u8],
     span: u32,
 ) -> Plan {
-    let fill = |out: &mut [u8]| {
-        if out.len() != payload.len() {
+    let fill = |out: &mut kernel::fill::Filler<'_>| {
+        if out.remaining() != payload.len() {
             return Err(SendError::Payload);
         }
-        out.copy_from_slice(payload);
-        Ok(())
+        out.copy(payload).map_err(|_| SendError::Payload)
     };
     match net::build(dev, &path, sport, f, payload.len(), fill) {
         Ok(skb) => Plan::Packet {

@@ -137,7 +137,7 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
             n,
         )
         .ok_or(net::SendError::Payload)?
-        .read_remote(p.va, payload)
+        .read_remote_into(p.va, n as usize, payload)
         .map_err(|_| net::SendError::Payload)
     });
     if matches!(r, Err(net::SendError::Payload)) && !p.last {
