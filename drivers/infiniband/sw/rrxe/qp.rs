@@ -170,13 +170,31 @@ impl PendingList {
 
     /// Appends; `ENOMEM` past [`PendingList::room`].
     fn push(&mut self, p: Pending) -> Result {
+        *self.push_slot()? = p;
+        Ok(())
+    }
+
+    /// Appends a [`Pending::Taken`] entry and returns it, for the caller to
+    /// build the entry in place (a WQE moved in is a memcpy of 300 bytes);
+    /// `ENOMEM` past [`PendingList::room`].
+    fn push_slot(&mut self) -> Result<&mut Pending> {
         if self.room() == 0 {
             return Err(ENOMEM);
         }
         let s = self.wrap(self.head + self.len);
-        *self.v.get_mut(s).ok_or(ENOMEM)? = p;
+        let slot = self.v.get_mut(s).ok_or(ENOMEM)?;
         self.len += 1;
-        Ok(())
+        Ok(slot)
+    }
+
+    /// Drops the oldest entry where it lies (no move out of the storage).
+    fn drop_front(&mut self) {
+        let Some(s) = self.slot(0) else { return };
+        if let Some(slot) = self.v.get_mut(s) {
+            *slot = Pending::Taken;
+        }
+        self.head = self.wrap(s + 1);
+        self.len -= 1;
     }
 
     /// Moves the entries to `bigger` ([`PendingList::storage`], allocated
@@ -313,6 +331,9 @@ pub(crate) struct RespState {
 pub(crate) struct RecvQueue {
     pub(crate) ring: Queue,
     pub(crate) max_sge: u32,
+    /// Where a receive WQE is copied to be parsed: one slot, allocated once
+    /// (a zeroed buffer on the stack per receive cost a 552-byte memset).
+    pub(crate) fetch_buf: KVec<u8>,
 }
 
 pub(crate) struct QpState_ {
@@ -675,9 +696,13 @@ pub(crate) fn create(
             resp.rq_mi = q.publish(u)?;
         }
         a.cap.max_recv_wr = q.layout().capacity();
+        // What a parse reads: the header and `max_sge` SGEs.
+        let used = wqe::RECV_WQE_HDR + a.cap.max_recv_sge as usize * wqe::SGE_SIZE;
+        let fetch_buf = KVec::from_elem(0u8, used.min(q.layout().elem_size()), GFP_KERNEL)?;
         rq = Some(RecvQueue {
             ring: q,
             max_sge: a.cap.max_recv_sge,
+            fetch_buf,
         });
     }
     if let Some(u) = udata {
@@ -938,19 +963,23 @@ pub(crate) fn path_mtu_bytes(st: &QpState_) -> u32 {
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
 fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
-    let oldest = st.sq.pending.pop_front();
-    st.sq.recount(qp.device().data());
-    let (wr_id, opcode, signaled, len, end) = match oldest? {
-        Pending::Wqe(w) => (
+    // Read in place and dropped there: a WQE moved out is a memcpy.
+    let oldest = st.sq.pending.front().map(|p| match p {
+        Pending::Wqe(w) => Some((
             w.wr_id,
             wc_opcode(w.opcode),
             w.flags & wqe::flag::SIGNALED != 0,
             w.length,
             w.sent_all.then(|| psn_add(w.last_psn, 1)),
-        ),
-        Pending::Bad { wr_id, .. } => (wr_id, 0, true, 0, None),
-        Pending::Taken => return None,
-    };
+        )),
+        Pending::Bad { wr_id, .. } => Some((*wr_id, 0, true, 0, None)),
+        Pending::Taken => None,
+    });
+    if oldest.is_some() {
+        st.sq.pending.drop_front();
+    }
+    st.sq.recount(qp.device().data());
+    let (wr_id, opcode, signaled, len, end) = oldest??;
     if st.sq.req_idx > 0 {
         st.sq.req_idx -= 1;
     } else {
@@ -1306,23 +1335,25 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                         let mut take = || -> Result {
                             for k in from..to {
                                 ring.read_posted(k as u32, slot)?;
-                                let (wr_id, parsed) = wqe::parse_user_send(slot, &sq.lim);
-                                let p = match parsed.and_then(|w| check_dest(dev, pd_id, w)) {
-                                    Ok(w) => {
-                                        posts.one_packet_each &= w.length <= mtu;
-                                        posts.unsignaled_reads &= crate::req::needs_response(&w)
-                                            && w.flags & wqe::flag::SIGNALED == 0;
-                                        posts.sends_only &= wqe::is_send(w.opcode);
-                                        taken = true;
-                                        Pending::Wqe(w)
+                                // Parsed where it stays: a WQE moved is a memcpy.
+                                let p = sq.pending.push_slot()?;
+                                wqe::parse_user_send_into(slot, &sq.lim, p);
+                                if let Pending::Wqe(w) = p {
+                                    if let Err(why) = check_dest(dev, pd_id, w) {
+                                        let wr_id = w.wr_id;
+                                        *p = Pending::Bad { wr_id, why };
                                     }
-                                    Err(why) => {
-                                        // Its error completion is reported whatever its flags.
-                                        posts.unsignaled_reads = false;
-                                        Pending::Bad { wr_id, why }
-                                    }
-                                };
-                                sq.pending.push(p)?;
+                                }
+                                if let Pending::Wqe(w) = p {
+                                    posts.one_packet_each &= w.length <= mtu;
+                                    posts.unsignaled_reads &= crate::req::needs_response(w)
+                                        && w.flags & wqe::flag::SIGNALED == 0;
+                                    posts.sends_only &= wqe::is_send(w.opcode);
+                                    taken = true;
+                                } else {
+                                    // Its error completion is reported whatever its flags.
+                                    posts.unsignaled_reads = false;
+                                }
                             }
                             Ok(())
                         };
@@ -1389,14 +1420,14 @@ enum Fetched {
 }
 
 /// A datagram WQE must name an AH of the QP's own PD.
-fn check_dest(dev: &RrxeDevice, pd_id: PdId, w: SendWqe) -> Result<SendWqe, Bad> {
-    if let Some(ud) = w.ud {
+fn check_dest(dev: &RrxeDevice, pd_id: PdId, w: &SendWqe) -> Result<(), Bad> {
+    if let Some(ud) = &w.ud {
         match dev.ahs.get(ud.ah_num) {
             Some(ah) if ah.pd_id == pd_id => {}
             _ => return Err(Bad::Address),
         }
     }
-    Ok(w)
+    Ok(())
 }
 
 pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
@@ -1775,6 +1806,30 @@ mod tests {
         assert!(l.is_empty() && l.front().is_none());
         l.push(entry(7)).unwrap();
         assert_eq!(&ids(&l)[..], &[7]);
+    }
+
+    #[test]
+    fn entries_are_built_and_dropped_in_place() {
+        let mut l = list(2);
+        // A slot handed out counts as an entry and starts out taken.
+        let slot = l.push_slot().unwrap();
+        assert!(matches!(slot, Pending::Taken));
+        *slot = entry(1);
+        *l.push_slot().unwrap() = entry(2);
+        assert!(l.push_slot().is_err());
+        assert_eq!(&ids(&l)[..], &[1, 2]);
+        l.drop_front();
+        assert_eq!(&ids(&l)[..], &[2]);
+        // The dropped entry's slot is empty again and takes the next push.
+        assert!(matches!(l.v.first(), Some(Pending::Taken)));
+        *l.push_slot().unwrap() = entry(3);
+        assert_eq!(&ids(&l)[..], &[2, 3]);
+        l.drop_front();
+        l.drop_front();
+        assert!(l.is_empty());
+        // Dropping from an empty list does nothing.
+        l.drop_front();
+        assert!(l.is_empty() && l.room() == 2);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::{
     cq,
     device::Rrxe,
     mr::{self, SgeCursor},
-    mw, params,
+    mw,
     proto::{
         answers::{Answer, KeptRead},
         hdr::{
@@ -528,9 +528,8 @@ fn connected_locked(
 /// Copies the oldest receive WQE out of the RQ ring (consumed at completion).
 fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
     let rq = st.rq.as_mut()?;
-    let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
-    let elem = rq.ring.layout().elem_size().min(slot.len());
-    let slot = &mut slot[..elem];
+    let elem = rq.ring.layout().elem_size().min(rq.fetch_buf.len());
+    let slot = &mut rq.fetch_buf[..elem];
     if !matches!(rq.ring.peek_posted(slot), Ok(true)) {
         return None;
     }

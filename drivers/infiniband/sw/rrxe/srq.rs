@@ -30,6 +30,8 @@ struct SrqState {
     /// hold the SRQ longer than the user context its ring is mapped into.
     ring: Option<Queue>,
     limit: u32,
+    /// Where a receive WQE is copied to be parsed, allocated once.
+    fetch_buf: KVec<u8>,
 }
 
 /// The driver's SRQ.
@@ -100,6 +102,9 @@ pub(crate) fn create(
         resp.mi = ring.publish(u)?;
     }
     at.max_wr = ring.layout().capacity();
+    // What a parse reads: the header and `max_sge` SGEs.
+    let used = elem_size(at.max_sge).min(ring.layout().elem_size());
+    let fetch_buf = KVec::from_elem(0u8, used, GFP_KERNEL)?;
     let (max_sge, limit) = (at.max_sge, at.srq_limit);
     let (num, srq) = dev.srqs.insert_with(GFP_KERNEL, |num| {
         Arc::pin_init(
@@ -108,7 +113,8 @@ pub(crate) fn create(
                 max_sge,
                 state <- new_spinlock_irq!(SrqState {
                     ring: Some(ring),
-                    limit
+                    limit,
+                    fetch_buf
                 }),
             }),
             GFP_KERNEL,
@@ -210,10 +216,9 @@ impl SrqInner {
     pub(crate) fn take(&self) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>, bool)> {
         let mut guard = self.state.lock();
         let st = &mut *guard;
-        let mut slot = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
         let ring = st.ring.as_mut()?;
-        let elem = ring.layout().elem_size().min(slot.len());
-        let slot = &mut slot[..elem];
+        let elem = ring.layout().elem_size().min(st.fetch_buf.len());
+        let slot = &mut st.fetch_buf[..elem];
         if !matches!(ring.peek_posted(slot), Ok(true)) {
             return None;
         }

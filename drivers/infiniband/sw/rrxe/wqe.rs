@@ -9,6 +9,7 @@
 //! read: the driver rebuilds them.
 
 pub(crate) use crate::mw::BindArgs;
+use crate::qp::Pending;
 use core::ops::{Deref, DerefMut};
 use kernel::{prelude::*, rdma::verbs::Sge};
 
@@ -134,6 +135,23 @@ impl<T: Copy + Default, const N: usize> Short<T, N> {
     /// A copy of `items`.
     fn copy_of(items: &[T]) -> Result<Self, Bad> {
         Self::from_fn(items.len(), |i| items[i])
+    }
+
+    /// Makes this the list of `item(0)..item(len)`, written in place when it
+    /// is in place and fits: a list built elsewhere and moved here is a
+    /// memcpy, which a fetch per WQE should not pay.
+    fn set_from_fn(&mut self, len: usize, mut item: impl FnMut(usize) -> T) -> Result<(), Bad> {
+        if let Self::InPlace { len: l, items } = self {
+            if let Some(dst) = items.get_mut(..len) {
+                for (i, it) in dst.iter_mut().enumerate() {
+                    *it = item(i);
+                }
+                *l = len;
+                return Ok(());
+            }
+        }
+        *self = Self::from_fn(len, item)?;
+        Ok(())
     }
 }
 
@@ -277,15 +295,18 @@ pub(crate) struct SqLimits {
     pub(crate) max_inline: u32,
 }
 
+/// The `i`th SGE of a ring slot whose list starts at `off`.
+fn sge_at(slot: &[u8], off: usize, i: usize) -> Sge {
+    let o = off + i * SGE_SIZE;
+    Sge {
+        addr: u64_at(slot, o),
+        length: u32_at(slot, o + 8),
+        lkey: u32_at(slot, o + 12),
+    }
+}
+
 fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<SgeList, Bad> {
-    Short::from_fn(n, |i| {
-        let o = off + i * SGE_SIZE;
-        Sge {
-            addr: u64_at(slot, o),
-            length: u32_at(slot, o + 8),
-            lkey: u32_at(slot, o + 12),
-        }
-    })
+    Short::from_fn(n, |i| sge_at(slot, off, i))
 }
 
 fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
@@ -298,19 +319,47 @@ fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
 
 /// Parses the copy `slot` of one user send-queue slot (`struct rxe_send_wqe`).
 ///
-/// Returns the wr_id too on failure, so the error completion can carry it.
+/// Returns the wr_id too on failure, so the error completion can carry it. The
+/// send queue parses with [`parse_user_send_into`]; this by-value form serves the
+/// tests.
 pub(crate) fn parse_user_send(slot: &[u8], lim: &SqLimits) -> (u64, Result<SendWqe, Bad>) {
-    let wr_id = u64_at(slot, 0);
-    (wr_id, parse_user_send_inner(slot, lim, wr_id))
+    let mut p = Pending::Taken;
+    parse_user_send_into(slot, lim, &mut p);
+    match p {
+        Pending::Wqe(w) => (w.wr_id, Ok(w)),
+        Pending::Bad { wr_id, why } => (wr_id, Err(why)),
+        Pending::Taken => (u64_at(slot, 0), Err(Bad::Opcode)),
+    }
 }
 
-fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<SendWqe, Bad> {
+/// [`parse_user_send`] into `out`, the send queue's entry, which it overwrites
+/// with the WQE or, refused, with its wr_id and the reason. The WQE is built
+/// where it stays: it is about 300 bytes, and every move of it is a memcpy
+/// (`rep movsb`, which TCG runs a byte at a time).
+pub(crate) fn parse_user_send_into(slot: &[u8], lim: &SqLimits, out: &mut Pending) {
+    let wr_id = u64_at(slot, 0);
     let opcode = u32_at(slot, 12);
     let flags = u32_at(slot, 16);
     if !user_opcode_ok(lim.qp_type, opcode) || flags & !flag::ALL != 0 {
-        return Err(Bad::Opcode);
+        *out = Pending::Bad {
+            wr_id,
+            why: Bad::Opcode,
+        };
+        return;
     }
-    let mut w = SendWqe::new(wr_id, opcode, flags, u32_at(slot, 20));
+    *out = Pending::Wqe(SendWqe::new(wr_id, opcode, flags, u32_at(slot, 20)));
+    if let Pending::Wqe(w) = out {
+        if let Err(why) = fill_user_send(slot, lim, w) {
+            *out = Pending::Bad { wr_id, why };
+        }
+    }
+}
+
+/// The opcode-specific fields and the payload of a user WQE whose common fields
+/// `w` has.
+fn fill_user_send(slot: &[u8], lim: &SqLimits, w: &mut SendWqe) -> Result<(), Bad> {
+    let opcode = w.opcode;
+    let flags = w.flags;
     match opcode {
         op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM | op::RDMA_READ => {
             w.remote_addr = u64_at(slot, 24);
@@ -378,17 +427,18 @@ fn parse_user_send_inner(slot: &[u8], lim: &SqLimits, wr_id: u64) -> Result<Send
         if len > lim.max_inline || SEND_WQE_HDR + len as usize > slot.len() {
             return Err(Bad::Length);
         }
-        w.inline_data = Short::copy_of(&slot[SEND_WQE_HDR..SEND_WQE_HDR + len as usize])?;
+        let data = &slot[SEND_WQE_HDR..SEND_WQE_HDR + len as usize];
+        w.inline_data.set_from_fn(data.len(), |i| data[i])?;
         w.length = len;
     } else if !local {
         if num_sge > lim.max_sge || SEND_WQE_HDR + num_sge as usize * SGE_SIZE > slot.len() {
             return Err(Bad::Length);
         }
-        w.sgl = sgl_from(slot, SEND_WQE_HDR, num_sge as usize)?;
+        w.sgl
+            .set_from_fn(num_sge as usize, |i| sge_at(slot, SEND_WQE_HDR, i))?;
         w.length = total_len(&w.sgl)?;
     }
-    check_atomic(&w)?;
-    Ok(w)
+    check_atomic(w)
 }
 
 fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
