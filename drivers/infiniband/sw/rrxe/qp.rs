@@ -1144,11 +1144,19 @@ pub(crate) mod handoff {
     pub(crate) const SMALL: u32 = 1;
     /// Posts behind unfinished WQEs, of any size.
     pub(crate) const ANY: u32 = 2;
-    /// The default (and values past it): as [`ANY`], but SENDs to an rrxe device
-    /// on this host are sent from the doorbell while no other QP of the device
-    /// is busy.
+    /// The default (and values past it): as [`ANY`], but SENDs of at most
+    /// [`super::LOCAL_SEND_MAX_PACKETS`] packets to an rrxe device on this host
+    /// are sent from the doorbell while no other QP of the device is busy.
     pub(crate) const ANY_BUT_LONE_LOCAL_SENDS: u32 = 3;
 }
+
+/// The longest SEND, in packets of the path MTU, that [`doorbell`] sends itself
+/// to a local peer. A stream of longer ones is sent from the QP's work item: a
+/// 64 KiB stream then ran its kernel work on one vCPU and the two polling
+/// processes on the other, as rdma_rxe's does; sent from the poster's system
+/// call, the work fell on both vCPUs between the processes, and the stream
+/// went 20 % slower (Documentation/design.rst).
+const LOCAL_SEND_MAX_PACKETS: u32 = 8;
 
 /// The user doorbell: takes the new WQEs into kernel memory and sends them, from
 /// here or from the QP's work item.
@@ -1167,14 +1175,15 @@ pub(crate) mod handoff {
 /// Unsignaled READs, atomics and FLUSHes are handed over even on an idle QP
 /// ([`FetchedPosts::unsignaled_reads`]).
 ///
-/// One stream is the exception: SENDs to an rrxe device on this host, while no
-/// other QP of the device has WQEs unfinished. Its receiver is a user process
+/// One stream is the exception: SENDs of a few packets to an rrxe device on this
+/// host, while no other QP of the device has WQEs unfinished. Its receiver is a user process
 /// on this host too, busy polling and posting receives, so a work item would
 /// be a third runnable task on two CPUs, and it gets the SEND, its receive and
 /// the ACK done in one share of three. Sent from here, they use the poster's
 /// own share. (A WRITE stream's receiver is idle; a peer elsewhere does its
 /// receiving on its own CPUs; with two QPs busy, their work items run in
-/// parallel.)
+/// parallel; a long SEND's packets keep a worker busy, and the work item's
+/// ACK-clocked sending leaves both polling processes the other CPU.)
 pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let posts = fetch(dev, qp)?;
     let inner = qp.data();
@@ -1184,7 +1193,7 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
             handoff::SMALL => posts.one_packet_each,
             handoff::ANY => true,
             handoff::ANY_BUT_LONE_LOCAL_SENDS.. => {
-                !(posts.sends_only && posts.peer_on_host)
+                !(posts.sends_only && posts.peer_on_host && !posts.long_message)
                     || dev.busy_qps.load(Ordering::Relaxed) > 1
             }
         };
@@ -1213,6 +1222,8 @@ struct FetchedPosts {
     one_packet_each: bool,
     /// Every new WQE is a SEND.
     sends_only: bool,
+    /// A new WQE's message takes more than [`LOCAL_SEND_MAX_PACKETS`] packets.
+    long_message: bool,
     /// The QP's peer is an rrxe device on this host ([`SendQueue::peer_on_host`]).
     peer_on_host: bool,
 }
@@ -1295,6 +1306,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
         unsignaled_reads: !inner.sq_sig_all,
         one_packet_each: true,
         sends_only: true,
+        long_message: false,
         peer_on_host: false,
     };
     let mut taken = false;
@@ -1346,6 +1358,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                                 }
                                 if let Pending::Wqe(w) = p {
                                     posts.one_packet_each &= w.length <= mtu;
+                                    posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
                                     posts.unsignaled_reads &= crate::req::needs_response(w)
                                         && w.flags & wqe::flag::SIGNALED == 0;
                                     posts.sends_only &= wqe::is_send(w.opcode);

@@ -56,7 +56,7 @@ module! {
     params: {
         post_handoff: u32 {
             default: 3,
-            description: "User posts behind unfinished WQEs, or of unsignaled READs, atomics and FLUSHes, sent from a work item: 0 never, 1 one-packet messages, 2 all, 3 all but SENDs to an rrxe device on this host while no other QP of the device is busy",
+            description: "User posts behind unfinished WQEs, or of unsignaled READs, atomics and FLUSHes, sent from a work item: 0 never, 1 one-packet messages, 2 all, 3 all but SENDs of at most 8 packets to an rrxe device on this host while no other QP of the device is busy",
         },
     },
 }

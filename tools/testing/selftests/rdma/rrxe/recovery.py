@@ -34,7 +34,8 @@ exit status is 0 when all passed):
                 doorbell hands to the QP's work item (post_handoffs moves by
                 exactly 1); a SEND, which it sends itself (by 0) when DEV_B is
                 an rrxe device, this QP the device's only busy one, and hands
-                over (by 1) to rdma_rxe; then, with a second QP pair's SEND
+                over (by 1) to rdma_rxe; a 12 KiB SEND (12 packets), handed
+                over (by 1) to either; then, with a second QP pair's SEND
                 held the same way, a SEND, handed over (by 1). Once receives
                 are posted all complete in order, data intact.
   unsignaled_read
@@ -582,6 +583,13 @@ def handoff(a, b, dev_a, dev_b):
     # to rdma_rxe it is handed off. A busy count that the QPs of earlier runs
     # (failed, flushed, destroyed) left wrong would hand it off here.
     post(3, e.IBV_WR_SEND, 2)
+    # A long SEND (12 packets at MTU 1024, more than the doorbell sends itself
+    # to a local peer) is handed off to either.
+    long = bytes(range(256)) * 48
+    a.mr.write(long, len(long), 65536)
+    before = stat(dev_a, "post_handoffs")
+    a.post(5, e.IBV_WR_SEND, 65536, len(long))
+    moved.append(stat(dev_a, "post_handoffs") - before)
     # A second QP of the device held the same way: now a SEND is handed off.
     c = Side(dev_a, a.gid_index, MIB, e.IBV_ACCESS_LOCAL_WRITE)
     d = Side(dev_b, b.gid_index, MIB, e.IBV_ACCESS_LOCAL_WRITE)
@@ -591,21 +599,25 @@ def handoff(a, b, dev_a, dev_b):
     c.post(21, e.IBV_WR_SEND, 0, 16)
     time.sleep(0.05)
     post(4, e.IBV_WR_SEND, 3)
-    for i in range(3):
-        b.post_recv(11 + i, i * 4096, 4096)
+    # In order: the first SEND, the third, the long one, the fourth.
+    b.post_recv(11, 0, 4096)
+    b.post_recv(12, 4096, 4096)
+    b.post_recv(13, 16384, 16384)
+    b.post_recv(14, 8192, 4096)
     d.post_recv(31, 0, 4096)
     third = 0 if dev_b.startswith("rrxe") else 1
-    return (expect("post_handoffs for a WRITE, a lone SEND stream and a SEND with two QPs busy",
-                   moved, [0, 1, third, 1]) and
-            expect("sends, in order", a.poll(4, 30),
-                   [(1, WC_SUCCESS), (2, WC_SUCCESS), (3, WC_SUCCESS), (4, WC_SUCCESS)]) and
-            expect("receives, in order", b.poll(3, 30),
-                   [(11, WC_SUCCESS), (12, WC_SUCCESS), (13, WC_SUCCESS)]) and
+    return (expect("post_handoffs for a WRITE, a lone SEND stream, a long SEND and a SEND "
+                   "with two QPs busy", moved, [0, 1, third, 1, 1]) and
+            expect("sends, in order", a.poll(5, 30),
+                   [(1, WC_SUCCESS), (2, WC_SUCCESS), (3, WC_SUCCESS), (5, WC_SUCCESS),
+                    (4, WC_SUCCESS)]) and
+            expect("receives, in order", b.poll(4, 30),
+                   [(11, WC_SUCCESS), (12, WC_SUCCESS), (13, WC_SUCCESS), (14, WC_SUCCESS)]) and
             expect("the other QP's SEND", (c.poll(1, 30), d.poll(1, 30)),
                    ([(21, WC_SUCCESS)], [(31, WC_SUCCESS)])) and
             expect("data", [b.mr.read(size, 0), b.mr.read(size, 12288), b.mr.read(size, 4096),
-                            b.mr.read(size, 8192), d.mr.read(16, 0)],
-                   [msgs[0], msgs[1], msgs[2], msgs[3], b"other-qp-send!!!"]))
+                            b.mr.read(len(long), 16384), b.mr.read(size, 8192), d.mr.read(16, 0)],
+                   [msgs[0], msgs[1], msgs[2], long, msgs[3], b"other-qp-send!!!"]))
 
 
 def wait_retired(a, off, want):
