@@ -31,9 +31,17 @@ impl<'a> Filler<'a> {
     pub fn over_init(buf: &'a mut [u8]) -> Self {
         let len = buf.len();
         // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. A filler writes only
-        // initialised bytes, so `buf` is still initialised when the borrow ends.
+        // initialised values into its buffer ([`Filler::copy`], and the
+        // contract of [`Filler::fill_raw`]), so `buf` is still initialised when
+        // the borrow ends.
         let buf = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast(), len) };
         Self::new(buf)
+    }
+
+    /// Whether this filler fills the `len` bytes at `ptr`: a closure given a
+    /// `&mut Filler` may swap it for another.
+    pub(crate) fn covers(&self, ptr: *const u8, len: usize) -> bool {
+        core::ptr::eq(self.buf.as_ptr().cast::<u8>(), ptr) && self.buf.len() == len
     }
 
     /// Bytes written so far.
@@ -48,8 +56,9 @@ impl<'a> Filler<'a> {
 
     /// Appends `src`; `ENOSPC`, and nothing written, if it does not fit.
     pub fn copy(&mut self, src: &[u8]) -> Result {
-        // SAFETY: The closure writes exactly `src.len()` bytes at `dst`; `src` is
-        // not in `buf`, which is borrowed mutably.
+        // SAFETY: The closure writes exactly the `src.len()` bytes at `dst`, with
+        // initialised values (`src`'s); `src` is not in `buf`, which is
+        // borrowed mutably.
         unsafe {
             self.fill_raw(src.len(), |dst| {
                 core::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len());
@@ -64,8 +73,9 @@ impl<'a> Filler<'a> {
     ///
     /// # Safety
     ///
-    /// When `write` returns `Ok`, it has written all `n` bytes at the pointer, and
-    /// nothing outside them.
+    /// Whatever it returns, `write` writes only initialised values, and only
+    /// within the `n` bytes at the pointer; when it returns `Ok`, it has written
+    /// all of them.
     pub unsafe fn fill_raw(&mut self, n: usize, write: impl FnOnce(*mut u8) -> Result) -> Result {
         if n > self.remaining() {
             return Err(ENOSPC);

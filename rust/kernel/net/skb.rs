@@ -127,14 +127,20 @@ impl SkBuff {
             return Err(ENOSPC);
         }
         // SAFETY: The room is there (checked), so `skb_put` does not panic; the
-        // returned area is `n` bytes of this skb's linear data, exclusively ours,
-        // and viewed as possibly uninitialised.
-        let area = unsafe {
-            let p = bindings::skb_put(self.raw(), n).cast::<core::mem::MaybeUninit<u8>>();
-            core::slice::from_raw_parts_mut(p, n as usize)
-        };
+        // returned area is `n` bytes of this skb's linear data, exclusively ours.
+        let p = unsafe { bindings::skb_put(self.raw(), n) }.cast::<u8>();
+        // SAFETY: `p` is valid for `n` bytes (above), viewed as possibly
+        // uninitialised; nothing else refers to them while the slice lives.
+        let area = unsafe { core::slice::from_raw_parts_mut(p.cast(), n as usize) };
         let mut w = Filler::new(area);
         let r = fill(&mut w);
+        if !w.covers(p, n as usize) {
+            // `fill` swapped the filler for another: nothing is known of the area.
+            // SAFETY: `p` is valid for writes of `n` bytes, and the filler that
+            // borrowed them is gone (its lifetime cannot escape `fill`).
+            unsafe { core::ptr::write_bytes(p, 0, n as usize) };
+            return Ok((r, n as usize));
+        }
         let unwritten = w.remaining();
         w.finish();
         Ok((r, unwritten))

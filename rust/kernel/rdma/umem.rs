@@ -131,13 +131,6 @@ impl Umem {
         Ok(())
     }
 
-    /// Copies `dst.len()` bytes at byte offset `off` of the range. Works in any
-    /// context.
-    pub fn copy_from(&self, off: usize, dst: &mut [u8]) -> Result {
-        let len = dst.len();
-        self.copy_into(off, len, &mut Filler::over_init(dst))
-    }
-
     /// Appends `len` bytes at byte offset `off` of the range to `dst`. Works in
     /// any context.
     pub fn copy_into(&self, off: usize, len: usize, dst: &mut Filler<'_>) -> Result {

@@ -435,5 +435,14 @@ mod tests {
         assert!(skb.put_filled(over, |_| ran = true).is_err());
         assert!(!ran);
         assert_eq!(skb.len(), 8);
+        // A filler swapped for another leaves nothing known: all of it is zeroed.
+        let ((), unwritten) = skb
+            .put_filled(4, |w| {
+                w.copy(&[9, 9]).unwrap();
+                let _ = core::mem::replace(w, Filler::new(&mut []));
+            })
+            .unwrap();
+        assert_eq!(unwritten, 4);
+        assert_eq!(&skb.data()[8..], &[0, 0, 0, 0]);
     }
 }
