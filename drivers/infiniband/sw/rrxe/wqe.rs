@@ -317,25 +317,11 @@ fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
     Ok(sum as u32)
 }
 
-/// Parses the copy `slot` of one user send-queue slot (`struct rxe_send_wqe`).
-///
-/// Returns the wr_id too on failure, so the error completion can carry it. The
-/// send queue parses with [`parse_user_send_into`]; this by-value form serves the
-/// tests.
-pub(crate) fn parse_user_send(slot: &[u8], lim: &SqLimits) -> (u64, Result<SendWqe, Bad>) {
-    let mut p = Pending::Taken;
-    parse_user_send_into(slot, lim, &mut p);
-    match p {
-        Pending::Wqe(w) => (w.wr_id, Ok(w)),
-        Pending::Bad { wr_id, why } => (wr_id, Err(why)),
-        Pending::Taken => (u64_at(slot, 0), Err(Bad::Opcode)),
-    }
-}
-
-/// [`parse_user_send`] into `out`, the send queue's entry, which it overwrites
-/// with the WQE or, refused, with its wr_id and the reason. The WQE is built
-/// where it stays: it is about 300 bytes, and every move of it is a memcpy
-/// (`rep movsb`, which TCG runs a byte at a time).
+/// Parses the copy `slot` of one user send-queue slot (`struct rxe_send_wqe`)
+/// into `out`, the send queue's entry, which it overwrites with the WQE or,
+/// refused, with its wr_id (for the error completion) and the reason. The WQE is
+/// built where it stays: it is about 300 bytes, and every move of it is a
+/// memcpy (`rep movsb`, which TCG runs a byte at a time).
 pub(crate) fn parse_user_send_into(slot: &[u8], lim: &SqLimits, out: &mut Pending) {
     let wr_id = u64_at(slot, 0);
     let opcode = u32_at(slot, 12);
@@ -594,6 +580,18 @@ pub(crate) fn parse_recv(slot: &[u8], max_sge: u32) -> (u64, Result<RecvWqe, Bad
 #[kernel::macros::kunit_tests(rrxe_wqe)]
 mod tests {
     use super::*;
+
+    /// [`parse_user_send_into`], by value, with the wr_id also on failure.
+    fn parse_user_send(slot: &[u8], lim: &SqLimits) -> (u64, Result<SendWqe, Bad>) {
+        let mut p = Pending::Taken;
+        parse_user_send_into(slot, lim, &mut p);
+        match p {
+            Pending::Wqe(w) => (w.wr_id, Ok(w)),
+            Pending::Bad { wr_id, why } => (wr_id, Err(why)),
+            // Never left by the parse; a wr_id no test uses, so it shows.
+            Pending::Taken => (u64::MAX, Err(Bad::Opcode)),
+        }
+    }
 
     const RC: SqLimits = SqLimits {
         qp_type: qpt::RC,

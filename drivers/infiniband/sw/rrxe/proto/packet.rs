@@ -157,6 +157,7 @@ fn check_mtu(info: &OpInfo, payload: usize, mtu: u32) -> Result<(), ParseError> 
 /// MTU (rxe's responder applies these rules to RC/UC requests only; pass `None`
 /// where rxe does not check, e.g. for UD or read responses). The ICRC is not
 /// checked here (see `icrc::verify`). Never panics and never reads outside `buf`.
+#[inline]
 pub fn parse(buf: &[u8], mtu: Option<u32>) -> Result<Packet<'_>, ParseError> {
     let short = |needed| ParseError::TooShort {
         needed,
