@@ -391,9 +391,8 @@ impl MrInner {
 
     /// Walks `[iova, iova + len)` of a registered fast MR page by page, calling `op`
     /// with each piece's kernel address and its range in `0..len`; an error from
-    /// `op` ends the walk. The MR must still
-    /// be valid: an access that raced a LOCAL_INV fails rather than touch pages the
-    /// consumer may have reused.
+    /// `op` ends the walk. The MR must still be valid: an access that raced a
+    /// LOCAL_INV fails rather than touch pages the consumer may have reused.
     fn copy_fast(
         &self,
         iova: u64,
