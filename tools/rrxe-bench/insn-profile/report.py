@@ -44,20 +44,27 @@ def load_symbols(rundir):
     return syms
 
 
-def load_snapshot(path, executions=None):
+def load_snapshot(path, executions=None, on=None):
     """Instructions and time samples per kernel block, and user space's; with
-    a Counter for `executions`, the times each block was entered too."""
+    a Counter for `executions`, the times each block was entered too; with two
+    Counters for `on`, the samples taken on vCPU 0 and 1 (user space's under
+    the key 'user')."""
     counts, samples, user, user_samples = collections.Counter(), collections.Counter(), 0, 0
     with open(path) as f:
         for line in f:
-            a, n, t, e = (line.split() + ['0', '0'])[:4]  # older snapshots lack the last two
+            # Older snapshots lack the last fields.
+            a, n, t, e, t0, t1 = (line.split() + ['0'] * 4)[:6]
+            key = 'user' if a == 'user' else int(a, 16)
             if a == 'user':
                 user, user_samples = int(n), int(t)
             else:
-                counts[int(a, 16)] += int(n)
-                samples[int(a, 16)] += int(t)
+                counts[key] += int(n)
+                samples[key] += int(t)
                 if executions is not None:
-                    executions[int(a, 16)] += int(e)
+                    executions[key] += int(e)
+            if on is not None:
+                on[0][key] += int(t0)
+                on[1][key] += int(t1)
     return counts, samples, user, user_samples
 
 
@@ -84,8 +91,15 @@ def load_marks(path):
 
 def profile(rundir, label, syms, top, module_only, by_time):
     addrs = [s[0] for s in syms]
-    a, ta, ua, uta = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'))
-    b, tb, ub, utb = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'))
+    on_a = [collections.Counter(), collections.Counter()]
+    on_b = [collections.Counter(), collections.Counter()]
+    a, ta, ua, uta = load_snapshot(os.path.join(rundir, f'snap-{label}-a.txt'), on=on_a)
+    b, tb, ub, utb = load_snapshot(os.path.join(rundir, f'snap-{label}-b.txt'), on=on_b)
+    # Samples on vCPU 0 per symbol, and each vCPU's kernel and user samples.
+    sym_on0 = collections.Counter()
+    cpu_split = [[0, 0], [0, 0]]
+    for c in (0, 1):
+        cpu_split[c][1] = on_b[c]['user'] - on_a[c]['user']
     per_sym, per_mod = collections.Counter(), collections.Counter()
     sym_time, mod_time = collections.Counter(), collections.Counter()
     for va in b.keys() | tb.keys():
@@ -98,6 +112,11 @@ def profile(rundir, label, syms, top, module_only, by_time):
         per_mod[mod] += max(n, 0)
         sym_time[(name, mod)] += max(t, 0)
         mod_time[mod] += max(t, 0)
+        for c in (0, 1):
+            tc = max(on_b[c][va] - on_a[c][va], 0)
+            cpu_split[c][0] += tc
+            if c == 0:
+                sym_on0[(name, mod)] += tc
     kernel, user = sum(per_mod.values()), ub - ua
     ktime, utime = sum(mod_time.values()), utb - uta
     ma = load_marks(os.path.join(rundir, f'ctr-{label}-a'))
@@ -124,7 +143,17 @@ def profile(rundir, label, syms, top, module_only, by_time):
         print(f'   time samples: kernel {ktime} ({ktime / max(units, 1) * 100:.1f} us/unit, '
               f'{kernel / max(ktime, 1) / 1e3:.0f}k instructions/sample), user {utime}; by module: '
               + ', '.join(f'{m} {100 * t / max(ktime, 1):.1f}%' for m, t in mod_time.most_common(6)))
-    print('   instr%  instr/unit  time%  us/unit  instr/sample  symbol')
+        if sum(map(sum, cpu_split)):
+            print('   time samples by vCPU (kernel/user): ' + ', '.join(
+                f'vCPU{c} {k}/{u}' for c, (k, u) in enumerate(cpu_split)))
+    print('   instr%  instr/unit  time%  us/unit  instr/sample  on vCPU0  symbol')
+
+    def on0(name, mod, t):
+        # Snapshots from before the per-vCPU samples have none.
+        if not t or not sum(map(sum, cpu_split)):
+            return '-'
+        return f'{100 * sym_on0[(name, mod)] / t:.0f}%'
+
     shown = 0
     order = sym_time if by_time else per_sym
     for (name, mod), _ in order.most_common():
@@ -135,7 +164,7 @@ def profile(rundir, label, syms, top, module_only, by_time):
         n, t = per_sym[(name, mod)], sym_time[(name, mod)]
         print(f'   {100 * n / max(kernel, 1):5.2f}% {n / max(units, 1):9.0f}  '
               f'{100 * t / max(ktime, 1):5.2f}% {t * 100 / max(units, 1):7.2f}  '
-              f'{n / t if t else 0:10.0f}  {name} [{mod}]')
+              f'{n / t if t else 0:10.0f}  {on0(name, mod, t):>8}  {name} [{mod}]')
         shown += 1
     return kernel / max(units, 1)
 

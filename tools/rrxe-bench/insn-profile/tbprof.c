@@ -14,10 +14,11 @@
  *
  * When a file req-LABEL appears in the directory given as dir=PATH (the run
  * share, /run/rrxe in the guest), the plugin writes snap-LABEL.txt there: one
- * line "ADDRESS COUNT SAMPLES EXECUTIONS" per kernel block start (hex address,
- * instructions, time samples and times entered so far) and one line
- * "user COUNT SAMPLES" for all user-space blocks. The difference of two snapshots is the profile of
- * what ran between them.
+ * line "ADDRESS COUNT SAMPLES EXECUTIONS SAMPLES0 SAMPLES1" per kernel block
+ * start (hex address, instructions, time samples and times entered so far, and
+ * the samples taken on vCPU 0 and on vCPU 1) and one line
+ * "user COUNT SAMPLES 0 SAMPLES0 SAMPLES1" for all user-space blocks. The
+ * difference of two snapshots is the profile of what ran between them.
  *
  * Only the few calls of QEMU's plugin API that this needs are declared here.
  * All of them are older than the API version declared (4, QEMU 9.2 and
@@ -59,6 +60,7 @@ struct block {
 	uint64_t insns;
 	uint64_t executed; /* instructions, updated atomically by the vCPUs */
 	uint64_t samples; /* written by the sampling thread only */
+	uint64_t samples_on[2]; /* of them, on vCPU 0 and 1 */
 	struct block *next;
 };
 
@@ -96,8 +98,12 @@ static void *sample_time(void *arg)
 		for (int i = 0; i < MAX_VCPUS; i++) {
 			struct block *b = __atomic_load_n(&current_block[i], __ATOMIC_RELAXED);
 
-			if (b)
-				__atomic_store_n(&b->samples, b->samples + 1, __ATOMIC_RELAXED);
+			if (!b)
+				continue;
+			__atomic_store_n(&b->samples, b->samples + 1, __ATOMIC_RELAXED);
+			if (i < 2)
+				__atomic_store_n(&b->samples_on[i], b->samples_on[i] + 1,
+						 __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;
@@ -122,7 +128,7 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void snapshot(const char *label)
 {
 	char tmp[4200], path[4200];
-	uint64_t user = 0, user_samples = 0;
+	uint64_t user = 0, user_samples = 0, user_on[2] = { 0, 0 };
 	struct block *b;
 	FILE *f;
 
@@ -138,20 +144,26 @@ static void snapshot(const char *label)
 	for (; b; b = b->next) {
 		uint64_t n = __atomic_load_n(&b->executed, __ATOMIC_RELAXED);
 		uint64_t t = __atomic_load_n(&b->samples, __ATOMIC_RELAXED);
+		uint64_t t0 = __atomic_load_n(&b->samples_on[0], __ATOMIC_RELAXED);
+		uint64_t t1 = __atomic_load_n(&b->samples_on[1], __ATOMIC_RELAXED);
 
 		if (!n && !t)
 			continue;
 		if (b->vaddr < KERNEL_START) {
 			user += n;
 			user_samples += t;
+			user_on[0] += t0;
+			user_on[1] += t1;
 		} else {
-			fprintf(f, "%llx %llu %llu %llu\n", (unsigned long long)b->vaddr,
+			fprintf(f, "%llx %llu %llu %llu %llu %llu\n", (unsigned long long)b->vaddr,
 				(unsigned long long)n, (unsigned long long)t,
-				(unsigned long long)(b->insns ? n / b->insns : 0));
+				(unsigned long long)(b->insns ? n / b->insns : 0),
+				(unsigned long long)t0, (unsigned long long)t1);
 		}
 	}
-	fprintf(f, "user %llu %llu\n", (unsigned long long)user,
-		(unsigned long long)user_samples);
+	fprintf(f, "user %llu %llu 0 %llu %llu\n", (unsigned long long)user,
+		(unsigned long long)user_samples, (unsigned long long)user_on[0],
+		(unsigned long long)user_on[1]);
 	if (fclose(f) == 0)
 		rename(tmp, path);
 }
