@@ -30,10 +30,8 @@ impl<'a> Filler<'a> {
     /// A filler of an initialised buffer, for code that fills both kinds.
     pub fn over_init(buf: &'a mut [u8]) -> Self {
         let len = buf.len();
-        // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. A filler writes only
-        // initialised values into its buffer ([`Filler::copy`], and the
-        // contract of [`Filler::fill_raw`]), so `buf` is still initialised when
-        // the borrow ends.
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a filler stores only
+        // initialised values (`copy`, `fill_raw`'s contract): `buf` stays initialised.
         let buf = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast(), len) };
         Self::new(buf)
     }

@@ -138,10 +138,8 @@ impl Umem {
             return Err(ENOSPC);
         }
         self.for_each_piece(off, len, |page, in_page, r| {
-            // SAFETY: `fill_raw` gives a `d` valid for writes of `r.len()` bytes,
-            // and `read_raw` writes all of them when it returns `Ok`, and only
-            // them. User space may write the page meanwhile; the bytes are then
-            // untrusted data, never values with invariants.
+            // SAFETY: `d` is valid for writes of `r.len()` bytes, which `read_raw` writes
+            // all of (on `Ok`) and only; user data racing in has no invariants.
             unsafe { dst.fill_raw(r.len(), |d| page.read_raw(d, in_page, r.len())) }
         })
     }

@@ -331,8 +331,9 @@ pub(crate) struct RespState {
 pub(crate) struct RecvQueue {
     pub(crate) ring: Queue,
     pub(crate) max_sge: u32,
-    /// Where a receive WQE is copied to be parsed: one slot, allocated once
-    /// (a zeroed buffer on the stack per receive cost a 552-byte memset).
+    /// Where a receive WQE is copied to be parsed: the part of a slot a parse
+    /// reads, allocated once (a zeroed buffer on the stack per receive cost a
+    /// 552-byte memset).
     pub(crate) fetch_buf: KVec<u8>,
 }
 
@@ -688,17 +689,12 @@ pub(crate) fn create(
     };
     let mut rq = None;
     if !a.has_srq {
-        let mut q = Queue::new(
-            a.cap.max_recv_wr,
-            wqe::RECV_WQE_HDR + a.cap.max_recv_sge as usize * wqe::SGE_SIZE,
-        )?;
+        let mut q = Queue::new(a.cap.max_recv_wr, wqe::recv_slot_len(a.cap.max_recv_sge))?;
         if let Some(u) = udata {
             resp.rq_mi = q.publish(u)?;
         }
         a.cap.max_recv_wr = q.layout().capacity();
-        // What a parse reads: the header and `max_sge` SGEs.
-        let used = wqe::RECV_WQE_HDR + a.cap.max_recv_sge as usize * wqe::SGE_SIZE;
-        let fetch_buf = KVec::from_elem(0u8, used.min(q.layout().elem_size()), GFP_KERNEL)?;
+        let fetch_buf = KVec::from_elem(0u8, wqe::recv_slot_len(a.cap.max_recv_sge), GFP_KERNEL)?;
         rq = Some(RecvQueue {
             ring: q,
             max_sge: a.cap.max_recv_sge,

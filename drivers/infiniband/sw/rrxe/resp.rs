@@ -528,8 +528,7 @@ fn connected_locked(
 /// Copies the oldest receive WQE out of the RQ ring (consumed at completion).
 fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
     let rq = st.rq.as_mut()?;
-    let elem = rq.ring.layout().elem_size().min(rq.fetch_buf.len());
-    let slot = &mut rq.fetch_buf[..elem];
+    let slot = &mut rq.fetch_buf[..];
     if !matches!(rq.ring.peek_posted(slot), Ok(true)) {
         return None;
     }

@@ -30,7 +30,8 @@ struct SrqState {
     /// hold the SRQ longer than the user context its ring is mapped into.
     ring: Option<Queue>,
     limit: u32,
-    /// Where a receive WQE is copied to be parsed, allocated once.
+    /// Where a receive WQE is copied to be parsed: the part of a slot a parse
+    /// reads, allocated once.
     fetch_buf: KVec<u8>,
 }
 
@@ -66,10 +67,6 @@ unsafe impl kernel::transmute::AsBytes for ModifySrqCmd {}
 // SAFETY: Every bit pattern is valid.
 unsafe impl kernel::transmute::FromBytes for ModifySrqCmd {}
 
-fn elem_size(max_sge: u32) -> usize {
-    wqe::RECV_WQE_HDR + max_sge as usize * wqe::SGE_SIZE
-}
-
 pub(crate) fn create(
     dev: &RrxeDevice,
     _pd: &Pd<Rrxe>,
@@ -92,7 +89,7 @@ pub(crate) fn create(
             return Err(EINVAL);
         }
     }
-    let mut ring = Queue::new(at.max_wr, elem_size(at.max_sge))?;
+    let mut ring = Queue::new(at.max_wr, wqe::recv_slot_len(at.max_sge))?;
     let mut resp = CreateSrqResp {
         mi: MmapInfo::default(),
         srq_num: 0,
@@ -102,9 +99,7 @@ pub(crate) fn create(
         resp.mi = ring.publish(u)?;
     }
     at.max_wr = ring.layout().capacity();
-    // What a parse reads: the header and `max_sge` SGEs.
-    let used = elem_size(at.max_sge).min(ring.layout().elem_size());
-    let fetch_buf = KVec::from_elem(0u8, used, GFP_KERNEL)?;
+    let fetch_buf = KVec::from_elem(0u8, wqe::recv_slot_len(at.max_sge), GFP_KERNEL)?;
     let (max_sge, limit) = (at.max_sge, at.srq_limit);
     let (num, srq) = dev.srqs.insert_with(GFP_KERNEL, |num| {
         Arc::pin_init(
@@ -144,7 +139,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         if a.max_wr == 0 || a.max_wr > params::MAX_SRQ_WR {
             return Err(EINVAL);
         }
-        let mut new = Queue::new(a.max_wr, elem_size(inner.max_sge))?;
+        let mut new = Queue::new(a.max_wr, wqe::recv_slot_len(inner.max_sge))?;
         let mi = match udata {
             Some(u) if cmd.mmap_info_addr != 0 => Some(new.publish(u)?),
             _ => None,
@@ -166,7 +161,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
                 return Err(EINVAL);
             }
             let ring = st.ring.as_mut().ok_or(EINVAL)?;
-            ring.move_entries(&mut new, false, elem_size(inner.max_sge))?;
+            ring.move_entries(&mut new, false, wqe::recv_slot_len(inner.max_sge))?;
             core::mem::swap(ring, &mut new);
             st.limit = limit;
         }
@@ -217,8 +212,7 @@ impl SrqInner {
         let mut guard = self.state.lock();
         let st = &mut *guard;
         let ring = st.ring.as_mut()?;
-        let elem = ring.layout().elem_size().min(st.fetch_buf.len());
-        let slot = &mut st.fetch_buf[..elem];
+        let slot = &mut st.fetch_buf[..];
         if !matches!(ring.peek_posted(slot), Ok(true)) {
             return None;
         }

@@ -19,6 +19,12 @@ pub(crate) const SEND_WQE_HDR: usize = 208;
 pub(crate) const RECV_WQE_HDR: usize = 40;
 /// `sizeof(struct rxe_sge)`.
 pub(crate) const SGE_SIZE: usize = 16;
+
+/// Bytes of a receive WQE with `max_sge` SGEs: what a ring slot must hold and a
+/// parse reads (the ring rounds its slots up).
+pub(crate) fn recv_slot_len(max_sge: u32) -> usize {
+    RECV_WQE_HDR + max_sge as usize * SGE_SIZE
+}
 /// The largest message, `max_msg_sz`.
 pub(crate) const MAX_MSG: u64 = 1 << 31;
 
@@ -117,19 +123,10 @@ impl<T: Copy + Default, const N: usize> Short<T, N> {
     }
 
     /// The list of `item(0)..item(len)`, on the heap if `len` is over `N`.
-    fn from_fn(len: usize, mut item: impl FnMut(usize) -> T) -> Result<Self, Bad> {
-        if len <= N {
-            let mut items = [T::default(); N];
-            for (i, it) in items[..len].iter_mut().enumerate() {
-                *it = item(i);
-            }
-            return Ok(Self::InPlace { len, items });
-        }
-        let mut v = KVec::with_capacity(len, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-        for i in 0..len {
-            v.push(item(i), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
-        }
-        Ok(Self::Heap(v))
+    fn from_fn(len: usize, item: impl FnMut(usize) -> T) -> Result<Self, Bad> {
+        let mut s = Self::empty();
+        s.set_from_fn(len, item)?;
+        Ok(s)
     }
 
     /// A copy of `items`.
@@ -141,16 +138,23 @@ impl<T: Copy + Default, const N: usize> Short<T, N> {
     /// is in place and fits: a list built elsewhere and moved here is a
     /// memcpy, which a fetch per WQE should not pay.
     fn set_from_fn(&mut self, len: usize, mut item: impl FnMut(usize) -> T) -> Result<(), Bad> {
-        if let Self::InPlace { len: l, items } = self {
-            if let Some(dst) = items.get_mut(..len) {
-                for (i, it) in dst.iter_mut().enumerate() {
+        if len <= N {
+            if !matches!(self, Self::InPlace { .. }) {
+                *self = Self::empty();
+            }
+            if let Self::InPlace { len: l, items } = self {
+                for (i, it) in items[..len].iter_mut().enumerate() {
                     *it = item(i);
                 }
                 *l = len;
-                return Ok(());
             }
+            return Ok(());
         }
-        *self = Self::from_fn(len, item)?;
+        let mut v = KVec::with_capacity(len, GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        for i in 0..len {
+            v.push(item(i), GFP_ATOMIC).map_err(|_| Bad::NoMem)?;
+        }
+        *self = Self::Heap(v);
         Ok(())
     }
 }
