@@ -34,6 +34,27 @@ rdma_links() { rdma link show 2>/dev/null | awk '{ split($2, a, "/"); print a[1]
 has_link() { rdma_links | grep -qx "$1"; }
 no_link() { ! has_link "$1"; }
 
+# wait_listen SECS PID PORT: wait until a TCP socket listens on PORT in the
+# network namespace of process PID (a perftest or pingpong server just started:
+# its `ip netns exec` or `timeout`). Reads /proc/PID/net/tcp{,6} with shell
+# builtins: `ss -ltn` took 4-6 s a call under TCG (without INET_DIAG it falls
+# back to /proc after the kernel fails to load the diag modules), and a server
+# start took one to three of them. Fails at once if PID has exited.
+wait_listen() {
+	local secs=$1 pid=$2 port t=0 f sl laddr raddr st rest
+	port=$(printf ':%04X' "$3")
+	while [ -d "/proc/$pid" ]; do
+		for f in "/proc/$pid/net/tcp" "/proc/$pid/net/tcp6"; do
+			while read -r sl laddr raddr st rest; do
+				[ "$st" = 0A ] && [ "${laddr%"$port"}" != "$laddr" ] && return 0
+			done <"$f" 2>/dev/null
+		done
+		[ "$t" -ge $((secs * 10)) ] && return 1
+		sleep 0.1; t=$((t + 1))
+	done
+	return 1
+}
+
 # The standard topology, built by the traffic tests themselves: netns a (veth0,
 # 10.0.0.1/24, fd00::1/64) and netns b (veth1, 10.0.0.2/24, fd00::2/64).
 setup_topology() {
@@ -72,11 +93,13 @@ pin_neighbours() {
 }
 
 # gid_index DEV FAMILY: the RoCE v2 GID of family 4 or 6 (not link-local).
+# Shell builtins only: a `cat` per file cost ~0.1 s under TCG, 2 per GID.
 gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 i g
-	for i in $(seq 0 15); do
-		g=$(cat "$d/gids/$i" 2>/dev/null) || continue
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+	local d=/sys/class/infiniband/$1/ports/1 i g ty
+	for ((i = 0; i < 16; i++)); do
+		read -r g <"$d/gids/$i" 2>/dev/null || continue
+		read -r ty <"$d/gid_attrs/types/$i" 2>/dev/null || continue
+		[ "$ty" = "RoCE v2" ] || continue
 		case $2:$g in
 		4:0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
 		6:fd00:*) echo "$i"; return 0 ;;

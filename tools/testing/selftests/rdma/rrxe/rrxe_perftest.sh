@@ -36,7 +36,7 @@ perf() {
 	ip netns exec "$sns" timeout 120 "$tool" -d "$sdev" -x "$sg" -m "$mtu" -s "$size" \
 		-n "$ITERS" >"$out.s" 2>&1 &
 	spid=$!
-	if ! wait_for 20 sh -c "ip netns exec $sns ss -ltn | grep -q ':18515 '"; then
+	if ! wait_listen 20 "$spid" 18515; then
 		kill "$spid" 2>/dev/null; wait "$spid"
 		not_ok "$name # server did not start"; sed 's/^/# server: /' "$out.s" | tail -n 5
 		rm -f "$out" "$out.s"; return
@@ -107,12 +107,14 @@ pairing 0 a rrxe0 b rrxe1
 # 60 s are up. rdma_rxe would retry for ever at 7.
 killed_responder() {
 	local name="ib_read_bw: rrxe0 -> rrxe1, the responder killed mid-transfer: RETRY_EXC_ERR"
-	local sg cg cpid out
+	local sg cg spid cpid out
 	sg=$(gid_index rrxe1 4) && cg=$(gid_index rrxe0 4) || { not_ok "$name # no GID"; return; }
 	out=$(mktemp)
-	# Not a job of this shell, so killing it prints no job notice.
-	($NSB timeout 120 ib_read_bw -d rrxe1 -x "$sg" -m 1024 -s 65536 -D 60 >/dev/null 2>&1 &)
-	if ! wait_for 20 sh -c "$NSB ss -ltn | grep -q ':18515 '"; then
+	# Disowned, so killing it prints no job notice.
+	$NSB timeout 120 ib_read_bw -d rrxe1 -x "$sg" -m 1024 -s 65536 -D 60 >/dev/null 2>&1 &
+	spid=$!
+	disown "$spid"
+	if ! wait_listen 20 "$spid" 18515; then
 		pkill -9 -x ib_read_bw; wait 2>/dev/null
 		rm -f "$out"
 		not_ok "$name # server did not start"; return

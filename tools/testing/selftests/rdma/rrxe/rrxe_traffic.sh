@@ -37,7 +37,7 @@ pingpong() {
 	out=$(mktemp)
 	ip netns exec "$sns" timeout 60 $tool -c -d "$sdev" -g "$sg" -s "$size" -n "$ITERS" >"$out.s" 2>&1 &
 	spid=$!
-	if ! wait_for 20 sh -c "ip netns exec $sns ss -ltn | grep -q ':18515 '"; then
+	if ! wait_listen 20 "$spid" 18515; then
 		kill "$spid" 2>/dev/null; wait "$spid"
 		not_ok "$name # server did not start"; sed 's/^/# /' "$out.s"; return
 	fi

@@ -58,7 +58,7 @@ RC_ITERS=${RRXE_WIRE_RC_ITERS:-1500}
 # Line-buffered, so the addresses can be read while it runs.
 $NSA timeout 120 stdbuf -oL ibv_rc_pingpong -c -d rrxe0 -g "$g0" -s 64 -n "$RC_ITERS" >/tmp/wire-rc.s 2>&1 &
 spid=$!
-wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"
+wait_listen 20 "$spid" 18515
 $NSB timeout 120 ibv_rc_pingpong -c -d rrxe1 -g "$g1" -s 64 -n "$RC_ITERS" 10.0.0.1 >/tmp/wire-rc.c 2>&1 &
 cpid=$!
 before=$(stat_of rrxe0 rcv_addr_mismatch)
@@ -89,7 +89,7 @@ check "3000 random packets are all received and dropped" \
 # The device still works after the burst.
 $NSA timeout 60 ibv_ud_pingpong -c -d rrxe0 -g 1 -s 64 -n 10 >/dev/null 2>&1 &
 spid=$!
-wait_for 20 sh -c "$NSA ss -ltn | grep -q ':18515 '"
+wait_listen 20 "$spid" 18515
 check "UD traffic still flows after the burst" $NSB timeout 60 ibv_ud_pingpong -c -d rrxe1 -g 1 -s 64 -n 10 10.0.0.1
 wait "$spid"
 
