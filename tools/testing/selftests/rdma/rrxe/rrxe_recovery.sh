@@ -6,8 +6,9 @@
 # first):
 #  - a lossy transfer: netem "loss 5% duplicate 1% reorder 25% delay 200us" on
 #    both veths (without the reorder towards an rdma_rxe requester,
-#    NETEM_TO_RXE), RC WRITE and SEND in 1 MiB messages, then READ back in
-#    RRXE_LOSS_READ_KIB KiB READs (default 64), each copy checked by SHA-256 (an
+#    NETEM_TO_RXE), RC WRITE and SEND in 1 MiB messages, then READ back (at most
+#    16 MiB of it) in RRXE_LOSS_READ_KIB KiB READs (default 64), each copy
+#    checked by SHA-256 (an
 #    rrxe requester must also queue READ response data received outside its
 #    work item, as netem's delayed packets are: rcv_deferred, and must place
 #    and keep READ responses that came while an earlier one was missing:
@@ -150,7 +151,7 @@ pairing() {
 	fi
 	netem "$ans" "$adev" $NETEM
 	netem $bns $bdev $to_a
-	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE, SEND and READ ($READ_KIB KiB) at MTU $mtu through $how" \
+	rcases "$a" "$b" "transfer=$p: $mib MiB WRITE and SEND, $((mib < 16 ? mib : 16)) MiB READ ($READ_KIB KiB) at MTU $mtu through $how" \
 		"$mib" "$mtu" "$READ_KIB"
 	netem "$ans" "$adev"
 	netem $bns $bdev $NETEM_ANSWERS
