@@ -184,7 +184,7 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		netem b veth1
 		# The requester's list of pending WQEs; once is enough (50 s under TCG).
 		[ "$b" != rrxe1 ] ||
-			rcases "$a" "$b" "deep_sq=$p: 20,000 WQEs pending at once on one QP all complete, every byte landed"
+			rcases "$a" "$b" "deep_sq=$p: 10,000 WQEs pending at once on one QP all complete, every byte landed"
 		# rdma_rxe's responder does not stop at its limit: shape its side only
 		# when it is rrxe.
 		local shaped="veth0"
