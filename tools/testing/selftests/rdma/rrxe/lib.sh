@@ -34,26 +34,25 @@ rdma_links() { rdma link show 2>/dev/null | awk '{ split($2, a, "/"); print a[1]
 has_link() { rdma_links | grep -qx "$1"; }
 no_link() { ! has_link "$1"; }
 
-# wait_listen SECS PID PORT: wait until a TCP socket listens on PORT in the
-# network namespace of process PID (a perftest or pingpong server just started:
-# its `ip netns exec` or `timeout`). Reads /proc/PID/net/tcp{,6} with shell
-# builtins: `ss -ltn` took 4-6 s a call under TCG (without INET_DIAG it falls
-# back to /proc after the kernel fails to load the diag modules), and a server
-# start took one to three of them. Fails at once if PID has exited.
-wait_listen() {
-	local secs=$1 pid=$2 port t=0 f sl laddr raddr st rest
-	port=$(printf ':%04X' "$3")
-	while [ -d "/proc/$pid" ]; do
-		for f in "/proc/$pid/net/tcp" "/proc/$pid/net/tcp6"; do
-			while read -r sl laddr raddr st rest; do
-				[ "$st" = 0A ] && [ "${laddr%"$port"}" != "$laddr" ] && return 0
-			done <"$f" 2>/dev/null
-		done
-		[ "$t" -ge $((secs * 10)) ] && return 1
-		sleep 0.1; t=$((t + 1))
+# listens PID PORT: a TCP socket listens on PORT in the network namespace of
+# process PID. Reads /proc/PID/net/tcp{,6} with shell builtins: `ss -ltn` took
+# 4-6 s a call under TCG (without INET_DIAG it falls back to /proc after the
+# kernel fails to load the diag modules).
+listens() {
+	local port f sl laddr raddr st rest
+	printf -v port ':%04X' "$2"
+	for f in "/proc/$1/net/tcp" "/proc/$1/net/tcp6"; do
+		[ -r "$f" ] || continue
+		while read -r sl laddr raddr st rest; do
+			[ "$st" = 0A ] && [ "${laddr%"$port"}" != "$laddr" ] && return 0
+		done <"$f"
 	done
 	return 1
 }
+# wait_listen SECS PID PORT: wait until the server just started as PID (its
+# `ip netns exec` or `timeout`) listens on PORT; fails at once if PID exits.
+wait_listen() { wait_for "$1" listens_or_gone "$2" "$3" && listens "$2" "$3"; }
+listens_or_gone() { listens "$@" || [ ! -d "/proc/$1" ]; }
 
 # The standard topology, built by the traffic tests themselves: netns a (veth0,
 # 10.0.0.1/24, fd00::1/64) and netns b (veth1, 10.0.0.2/24, fd00::2/64).
