@@ -11,8 +11,8 @@ exit status is 0 when all passed):
                 messages, then READ its first min(MIB, 16) MiB back over the
                 cleared source in READ_KIB KiB READs (default 1024), at path
                 MTU MTU (default 1024); all three copies must hash the same as
-                the source. An rrxe requester
-                must queue READ response data for its QP's receive work item
+                the source. An rrxe requester must queue READ response data
+                for its QP's receive work item
                 (rcv_deferred moves). Then WRITEs and READs in turn over
                 min(MIB, 16) MiB, the READs copying back what the WRITEs
                 wrote.
@@ -199,8 +199,8 @@ from wire import read_data
 
 MIB = 1 << 20
 DEPTH = 128
-# Past where rrxe's list of pending WQEs outgrew kmalloc (8,192).
-# Past 8,192 (see deep_sq); 20,000 took 92 s of a slow day's guest run.
+# Past where rrxe's list of pending WQEs outgrew kmalloc (8,192); 20,000 took
+# 92 s of a slow day's guest run.
 DEEP_SQ = 10000
 # FETCH_ADDs in the atomics case; stream() keeps DEPTH (128, the devices'
 # max_qp_rd_atom) of them in flight, and max_rd_atomic is DEPTH too.

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rdma-core's pyverbs suite (python3-pyverbs) against rrxe and, side by side in
-# the same boot, against stock rdma_rxe on the other end of the same veth pair. Each device runs
-# the modules in one python3 process, inside the netns of its netdev (the suite
-# looks the netdev's addresses up). pyverbs_compare.py prints both tables and
-# fails a module on any regression not listed in pyverbs-gaps.txt.
+# the same boot, against stock rdma_rxe on the other end of the same veth pair.
+# Each device runs the modules in one python3 process, inside the netns of its
+# netdev (the suite looks the netdev's addresses up). pyverbs_compare.py prints
+# both tables and fails a module on any regression not listed in
+# pyverbs-gaps.txt.
 cd "$(dirname "$0")" && . ./lib.sh
 
 mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_cq_events test_qp test_qpex test_srq test_addr test_shared_pd test_atomic test_rdmacm"}

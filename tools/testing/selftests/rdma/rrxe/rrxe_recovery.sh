@@ -8,13 +8,12 @@
 #    both veths (without the reorder towards an rdma_rxe requester,
 #    NETEM_TO_RXE), RC WRITE and SEND in 1 MiB messages, then READ back (at most
 #    16 MiB of it) in RRXE_LOSS_READ_KIB KiB READs (default 64), each copy
-#    checked by SHA-256 (an
-#    rrxe requester must also queue READ response data received outside its
-#    work item, as netem's delayed packets are: rcv_deferred, and must place
-#    and keep READ responses that came while an earlier one was missing:
-#    read_resp_ahead); rrxe0 ->
-#    rrxe1 moves RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU
-#    (default 4096; the veths are at MTU 9000); the pairings with rdma_rxe move
+#    checked by SHA-256 (an rrxe requester must also queue READ response data
+#    received outside its work item, as netem's delayed packets are:
+#    rcv_deferred, and must place and keep READ responses that came while an
+#    earlier one was missing: read_resp_ahead); rrxe0 -> rrxe1 moves
+#    RRXE_LOSS_MIB MiB (default 64) at path MTU RRXE_LOSS_MTU (default 4096;
+#    the veths are at MTU 9000); the pairings with rdma_rxe move
 #    RRXE_LOSS_RXE_MIB (default 2) at RRXE_LOSS_RXE_MTU (default 1024), because
 #    at 64 MiB and MTU 4096 rdma_rxe's QP went to the error state in 2 of 4 runs
 #    (flushes, no error completion; see Documentation/testing.rst); then
@@ -182,7 +181,8 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
 		rcases "$a" "$b" "slow_peer=$p: round trips longer than the ACK timeout: it stretches to the answer time measured, and the WRs stop timing out"
 		netem a veth0
 		netem b veth1
-		# The requester's list of pending WQEs; once is enough (50 s under TCG).
+		# The requester's list of pending WQEs; once is enough (20,000 took
+		# 50-92 s under TCG).
 		[ "$b" != rrxe1 ] ||
 			rcases "$a" "$b" "deep_sq=$p: 10,000 WQEs pending at once on one QP all complete, every byte landed"
 		# rdma_rxe's responder does not stop at its limit: shape its side only
