@@ -87,6 +87,15 @@ exit status is 0 when all passed):
                 then: the delayed ones and the later ones come in through two
                 CPUs' backlogs, and a reordered one asks for the rest of its
                 READ again.
+  ack_spacing   16 signaled 64 KiB WRITEs at MTU 1024, ACK timeout 12 (16.8
+                ms), on a clean path (rrxe requesters only). A stream of large
+                messages asks for an ACK once in 64 packets, and under TCG with
+                the debug kernel 64 packets take far longer than 16.8 ms (100
+                to 250 ms): only an answer asked for may time out, not the gap
+                between two ACKs. In one of two tries (TCG may stall the guest
+                past the timeout) no local ACK time-out sends anything again
+                (retry_timeouts does not move); the data lands either way.
+                Timed from the last ACK, as before, every message went back.
   retry         the responder never answers (the caller drops every packet): a
                 3-packet SEND fails with RETRY_EXC_ERR after retry_cnt 2 local
                 ACK timeouts (timeout 17, 537 ms). An rrxe requester sent it
@@ -822,6 +831,26 @@ def read_backlog(a, b, dev_a):
     return False
 
 
+def ack_spacing(a, b, dev_a):
+    """16 signaled 64 KiB WRITEs at MTU 1024, ACK timeout 12: no time-out
+    between the ACKs of a clean stream."""
+    chunk, count = 64 * 1024, 16
+    for attempt in range(2):
+        src = os.urandom(count * chunk)
+        a.mr.write(src, len(src), 0)
+        b.mr.write(bytes(len(src)), len(src), 0)
+        before = stat(dev_a, "retry_timeouts")
+        done = one_sided(a, b, e.IBV_WR_RDMA_WRITE, "ack_spacing", len(src), chunk)
+        timeouts = stat(dev_a, "retry_timeouts") - before
+        log(f"ack_spacing try {attempt + 1}: retry_timeouts +{timeouts}")
+        if not (done and expect("WRITE data", b.mr.read(len(src), 0) == src, True)):
+            return False
+        if timeouts == 0:
+            return True
+    log("in every try, an ACK time-out sent a clean stream again")
+    return False
+
+
 SLOW_PEER_WRS = 24
 
 
@@ -1083,6 +1112,9 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         # shaped: a full shaper queue is ~0.8 s behind; no ACK timeout then.
         # deep_sq: the first packets go before DEV_B's QP is ready.
         kw = {"timeout": 18}
+    elif case == "ack_spacing":
+        # 16.8 ms: far shorter than 64 packets take under TCG with KASAN.
+        kw = {"timeout": 12}
     elif case in ("transfer", "slow_peer"):
         kw = {"timeout": 12}
         if case == "transfer":
@@ -1126,6 +1158,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return write_read(a, b, dev_a)
     if case == "slow_peer":
         return slow_peer(a, b, dev_a)
+    if case == "ack_spacing":
+        return ack_spacing(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

@@ -43,6 +43,9 @@
 #    answers and the work queues are held so that the ACK time-out expires
 #    while the responses wait in the QP's receive queue, and it must be put
 #    off;
+#  - signaled 64 KiB WRITEs at ACK timeout 12 (16.8 ms) on a clean path (rrxe
+#    requesters): 64 packets take longer than that under TCG, but only an
+#    ACK asked for may time out, so none does (in one of two tries);
 #  - a path whose round trip (netem delay 20 ms each way) is longer than the
 #    ACK timeout (timeout 12, 16.8 ms; rrxe requesters): the requester
 #    stretches its ACK timeout to the answer time it measures, so after the
@@ -98,7 +101,7 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
 # forged-packet (WRITE, READ response, repeated READ) cases for the 2 with rrxe
 # responding, 7 counter checks.
-PLAN=68
+PLAN=70
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -175,7 +178,8 @@ details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MS
 unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
 worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
 write_read=$p: a READ's response or an atomic's ACK acknowledges the unsignaled WRITE before it: nothing is sent again;\
-read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog"
+read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog;\
+ack_spacing=$p: 64 KiB WRITEs at ACK timeout 12 on a clean path: an ACK every 64 packets, and no time-out between two"
 		netem a veth0 delay 20ms
 		netem b veth1 delay 20ms
 		rcases "$a" "$b" "slow_peer=$p: round trips longer than the ACK timeout: it stretches to the answer time measured, and the WRs stop timing out"
