@@ -95,7 +95,7 @@ exit status is 0 when all passed):
                 between two ACKs. In one of two tries (TCG may stall the guest
                 past the timeout) no local ACK time-out sends anything again
                 (retry_timeouts does not move); the data lands either way.
-                Timed from the last ACK, as before, every message went back.
+                With the timeout run from the last ACK, a try met 84 to 102.
   retry         the responder never answers (the caller drops every packet): a
                 3-packet SEND fails with RETRY_EXC_ERR after retry_cnt 2 local
                 ACK timeouts (timeout 17, 537 ms). An rrxe requester sent it

@@ -96,9 +96,9 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# WRITE-then-READ, READ-backlog, slow-peer, shaper, retry_cnt 7 and
-# retry-silence cases and the shapers' drop check (10 lines) for the 2 with
-# rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
+# WRITE-then-READ, READ-backlog, ACK-spacing, slow-peer, shaper, retry_cnt 7
+# and retry-silence cases and the shapers' drop check (11 lines) for the 2
+# with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
 # forged-packet (WRITE, READ response, repeated READ) cases for the 2 with rrxe
 # responding, 7 counter checks.
 PLAN=70
