@@ -835,6 +835,8 @@ def ack_spacing(a, b, dev_a):
     """16 signaled 64 KiB WRITEs at MTU 1024, ACK timeout 12: no time-out
     between the ACKs of a clean stream."""
     chunk, count = 64 * 1024, 16
+    # Tries on the same QPs (not TRIES' fresh ones): the second keeps the
+    # answer time the first taught the ACK timeout.
     for attempt in range(2):
         src = os.urandom(count * chunk)
         a.mr.write(src, len(src), 0)
