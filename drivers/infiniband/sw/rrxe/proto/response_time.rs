@@ -83,6 +83,20 @@ impl ResponseTime {
         self.srtt
     }
 
+    /// How long packets that asked for no ACK wait for an answer before a probe
+    /// asks for one (an unsignaled tail, or a reduced window that filled):
+    /// twice the smoothed answer time, as TCP's tail loss probe waits two round
+    /// trips, but at least `floor_ns` and at most half of `ack_timeout_ns`, so
+    /// that the probe still comes well before the ACK timeout. Before the first
+    /// sample, `floor_ns`. A fixed wait shorter than one answer time probes a
+    /// tail whose ACK request is only on its way.
+    pub fn probe_wait_ns(&self, floor_ns: u64, ack_timeout_ns: u64) -> u64 {
+        self.srtt
+            .saturating_mul(2)
+            .min(ack_timeout_ns / 2)
+            .max(floor_ns)
+    }
+
     /// The ACK timeout for a QP whose `timeout` attribute gives `own_ns`: the
     /// longer of `own_ns` and the measured time's bound (`srtt` plus the larger
     /// of `4 * rttvar` and `srtt / 2`), doubled for each expiry since the last

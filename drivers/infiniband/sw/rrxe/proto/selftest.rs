@@ -70,6 +70,10 @@ pub const CASES: &[(&str, CaseFn)] = &[
         "response_time_stretches_ack_timeout",
         case_response_time_stretches_ack_timeout,
     ),
+    (
+        "response_time_scales_probe_wait",
+        case_response_time_scales_probe_wait,
+    ),
     ("answers_read_segments", case_answers_read_segments),
     (
         "answers_order_and_ack_merge",
@@ -981,6 +985,41 @@ fn case_response_time_stretches_ack_timeout() -> CaseResult {
     r.sample(u64::MAX);
     check(
         r.ack_timeout_ns(u64::MAX) == u64::MAX && r.ack_timeout_ns(own) == MAX_STRETCH * own,
+        "no overflow",
+    )
+}
+
+/// The probe wait is the floor until answers are measured, then twice the
+/// smoothed answer time, never below the floor nor above half the ACK timeout.
+fn case_response_time_scales_probe_wait() -> CaseResult {
+    const MS: u64 = 1_000_000;
+    let (floor, ack) = (MS, 100 * MS);
+    let mut r = ResponseTime::new();
+    check(r.probe_wait_ns(floor, ack) == floor, "no sample: the floor")?;
+    r.sample(100_000);
+    check(
+        r.probe_wait_ns(floor, ack) == floor,
+        "fast answers: the floor",
+    )?;
+    let mut r = ResponseTime::new();
+    r.sample(4 * MS);
+    check(
+        r.probe_wait_ns(floor, ack) == 8 * MS,
+        "slow answers: twice the answer time",
+    )?;
+    check(
+        r.probe_wait_ns(floor, MS) == floor,
+        "the floor wins over a short ACK timeout",
+    )?;
+    r.sample(400 * MS);
+    check(
+        r.probe_wait_ns(floor, ack) == ack / 2,
+        "at most half the ACK timeout",
+    )?;
+    let mut r = ResponseTime::new();
+    r.sample(u64::MAX);
+    check(
+        r.probe_wait_ns(floor, u64::MAX) == u64::MAX / 2,
         "no overflow",
     )
 }
