@@ -152,6 +152,18 @@ exit status is 0 when all passed):
                 least once without the stretch), the QP details show an
                 answer time and an ACK timeout of at least 40 ms, and the
                 READ copies are right.
+  tail_wait     over the same slow path (rrxe requesters only), ACK timeout 15
+                (134 ms): 8 signaled 64 B WRITEs, one at a time, teach the
+                requester the answer time (40 ms); then 10 times, 4 unsignaled
+                64 B WRITEs (no ACK asked), 5 ms later a signaled one (asked),
+                and its completion. The tail probe waits twice the answer time
+                (at most half the ACK timeout), so it does not send a WRITE
+                again whose ACK request is only on its way: at most 2 tail
+                probes in the 10 rounds (TCG may stall the guest past the
+                wait; with a fixed 1 ms wait each round met one). Then 3
+                unsignaled WRITEs with nothing after: exactly one tail probe
+                asks for their ACK, before the ACK timeout (retry_timeouts does
+                not move), and the QP details show them acknowledged.
   write_forged  wire.py, as DEV_A (from $SENDER_NS, IPv6 GIDs), sends DEV_B's
                 QP a WRITE_ONLY of 4 bytes with DEV_B's rkey, which lands; then
                 a WRITE_ONLY_WITH_IMMEDIATE whose RETH says 4096 bytes, with no
@@ -885,6 +897,57 @@ def slow_peer(a, b, dev_a):
             expect("an ACK timeout past the round trip", (ack_us or 0) >= 40000, True))
 
 
+TAIL_WAIT_ROUNDS = 10
+
+
+def tail_wait(a, b, dev_a):
+    """On a path with a 40 ms round trip, unsignaled WRITEs followed 5 ms
+    later by a signaled one get no tail probe; a tail with nothing after it
+    gets exactly one, before the ACK timeout."""
+    a.mr.write(os.urandom(4096), 4096, 0)
+    for i in range(8):
+        a.post(i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 64 * i, b.mr.rkey)
+        if not expect(f"answer-time WRITE {i}", a.poll(1, 30), [(i, WC_SUCCESS)]):
+            return False
+    probes, timeouts = stat(dev_a, "tail_ack_probes"), stat(dev_a, "retry_timeouts")
+    for r in range(TAIL_WAIT_ROUNDS):
+        for i in range(4):
+            a.post(100 + i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 256 * r + 64 * i,
+                   b.mr.rkey, signaled=False)
+        time.sleep(0.005)
+        a.post(r, e.IBV_WR_RDMA_WRITE, 256, 64, b.mr.buf + 4096 + 64 * r, b.mr.rkey)
+        if not expect(f"round {r}", a.poll(1, 30), [(r, WC_SUCCESS)]):
+            return False
+    rounds_probed = stat(dev_a, "tail_ack_probes") - probes
+    start = qp_details(a).get("sq_psn")
+    probes = stat(dev_a, "tail_ack_probes")
+    for i in range(3):
+        a.post(200 + i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 8192 + 64 * i, b.mr.rkey,
+               signaled=False)
+    # The probe goes after 67 ms (half the ACK timeout), its ACK 40 ms later.
+    acked_at = {"unacked_psn": ((start or 0) + 3) & 0xffffff, "ack_wait": 0}
+    end = time.monotonic() + 3
+    while True:
+        time.sleep(0.1)
+        got = qp_details(a)
+        acked = {k: got.get(k) for k in acked_at}
+        if acked == acked_at or time.monotonic() > end:
+            break
+    tail_probed = stat(dev_a, "tail_ack_probes") - probes
+    timed_out = stat(dev_a, "retry_timeouts") - timeouts
+    log(f"tail_wait: {rounds_probed} tail probes in {TAIL_WAIT_ROUNDS} rounds, "
+        f"{tail_probed} for the tail, retry_timeouts +{timed_out}, answer time "
+        f"{got.get('answer_time_us')} us, ACK timeout {got.get('ack_timeout_us')} us")
+    landed = all(b.mr.read(256, 256 * r) == a.mr.read(256, 0) for r in range(TAIL_WAIT_ROUNDS))
+    landed &= b.mr.read(64 * TAIL_WAIT_ROUNDS, 4096) == a.mr.read(64, 256) * TAIL_WAIT_ROUNDS
+    return (expect("WRITE data", landed and b.mr.read(192, 8192) == a.mr.read(192, 0), True) and
+            expect(f"at most 2 tail probes in {TAIL_WAIT_ROUNDS} rounds", rounds_probed <= 2,
+                   True) and
+            expect("tail probes for the tail", tail_probed, 1) and
+            expect("retry_timeouts", timed_out, 0) and
+            expect("the tail acknowledged", acked, acked_at))
+
+
 def atomics(a, b):
     """ATOMICS FETCH_ADDs of 1 to B's first word, DEPTH at a time:
     every original value from 0 to ATOMICS - 1 comes back exactly once."""
@@ -1117,6 +1180,9 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
     elif case == "ack_spacing":
         # 16.8 ms: far shorter than 64 packets take under TCG with KASAN.
         kw = {"timeout": 12}
+    elif case == "tail_wait":
+        # 134 ms: the probe waits at most half of it.
+        kw = {"timeout": 15}
     elif case in ("transfer", "slow_peer"):
         kw = {"timeout": 12}
         if case == "transfer":
@@ -1162,6 +1228,8 @@ def run_case(dev_a, gid_a, dev_b, gid_b, case, arg, mtu, read_kib):
         return slow_peer(a, b, dev_a)
     if case == "ack_spacing":
         return ack_spacing(a, b, dev_a)
+    if case == "tail_wait":
+        return tail_wait(a, b, dev_a)
     if case in ("bad_rkey", "out_of_range", "no_read"):
         return remote_error(a, b, case)
     if case == "mw_window":

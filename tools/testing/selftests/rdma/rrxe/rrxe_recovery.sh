@@ -49,7 +49,9 @@
 #  - a path whose round trip (netem delay 20 ms each way) is longer than the
 #    ACK timeout (timeout 12, 16.8 ms; rrxe requesters): the requester
 #    stretches its ACK timeout to the answer time it measures, so after the
-#    first few WRITEs and READs none times out;
+#    first few WRITEs and READs none times out, and its tail probe waits for
+#    twice that answer time: unsignaled WRITEs a signaled one follows 5 ms
+#    later are not probed, a tail with nothing after it is, once;
 #  - a tbf shaper whose queue is shorter than an RC window (rrxe requesters; on
 #    the responder's side too when it is rrxe): a WRITE and a READ back pass
 #    without a packet dropped by the shapers, because an rrxe QP stops at 64
@@ -96,12 +98,12 @@ NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
 # the responder (Documentation/testing.rst).
 NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # 10 cases for each of 3 pairings, the hand-off, unsignaled-READ, worker-READ,
-# WRITE-then-READ, READ-backlog, ACK-spacing, slow-peer, shaper, retry_cnt 7
-# and retry-silence cases and the shapers' drop check (11 lines) for the 2
-# with rrxe requesting, the deep-SQ case for rrxe to rrxe, the window, SRQ and
-# forged-packet (WRITE, READ response, repeated READ) cases for the 2 with rrxe
-# responding, 7 counter checks.
-PLAN=70
+# WRITE-then-READ, READ-backlog, ACK-spacing, slow-peer, tail-wait, shaper,
+# retry_cnt 7 and retry-silence cases and the shapers' drop check (12 lines)
+# for the 2 with rrxe requesting, the deep-SQ case for rrxe to rrxe, the
+# window, SRQ and forged-packet (WRITE, READ response, repeated READ) cases for
+# the 2 with rrxe responding, 7 counter checks.
+PLAN=72
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -182,7 +184,8 @@ read_backlog=$p: 16 64 KiB READs in flight at MTU 1024 $backlog;\
 ack_spacing=$p: 64 KiB WRITEs at ACK timeout 12 on a clean path: an ACK every 64 packets, and no time-out between two"
 		netem a veth0 delay 20ms
 		netem b veth1 delay 20ms
-		rcases "$a" "$b" "slow_peer=$p: round trips longer than the ACK timeout: it stretches to the answer time measured, and the WRs stop timing out"
+		rcases "$a" "$b" "slow_peer=$p: round trips longer than the ACK timeout: it stretches to the answer time measured, and the WRs stop timing out;\
+tail_wait=$p: on that path the tail probe waits for twice the answer time: none for unsignaled WRITEs a signaled one follows, one for a tail"
 		netem a veth0
 		netem b veth1
 		# The requester's list of pending WQEs; once is enough (20,000 took
