@@ -83,13 +83,13 @@ impl ResponseTime {
         self.srtt
     }
 
-    /// How long packets that asked for no ACK wait for an answer before a probe
-    /// asks for one (an unsignaled tail, or a reduced window that filled):
-    /// twice the smoothed answer time, as TCP's tail loss probe waits two round
-    /// trips, but at least `floor_ns` and at most half of `ack_timeout_ns`, so
-    /// that the probe still comes well before the ACK timeout. Before the first
-    /// sample, `floor_ns`. A fixed wait shorter than one answer time probes a
-    /// tail whose ACK request is only on its way.
+    /// How long packets that asked for no ACK (an unsignaled tail) wait for an
+    /// answer before a probe asks for one: twice the smoothed answer time, as
+    /// TCP's tail loss probe waits two round trips, but at least `floor_ns` and
+    /// at most half of `ack_timeout_ns`, so that the probe still comes well
+    /// before the ACK timeout. Before the first sample, `floor_ns`. A fixed
+    /// wait shorter than one answer time probes a tail whose ACK request is
+    /// only on its way.
     pub fn probe_wait_ns(&self, floor_ns: u64, ack_timeout_ns: u64) -> u64 {
         self.srtt
             .saturating_mul(2)

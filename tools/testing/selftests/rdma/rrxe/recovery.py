@@ -160,7 +160,7 @@ exit status is 0 when all passed):
                 (at most half the ACK timeout), so it does not send a WRITE
                 again whose ACK request is only on its way: at most 2 tail
                 probes in the 10 rounds (TCG may stall the guest past the
-                wait; with a fixed 1 ms wait each round met one). Then 3
+                wait; with a fixed 1 ms wait 23 and 24 were met). Then 3
                 unsignaled WRITEs with nothing after: exactly one tail probe
                 asks for their ACK, before the ACK timeout (retry_timeouts does
                 not move), and the QP details show them acknowledged.
