@@ -30,6 +30,18 @@ ib_send_lat:2:lat ib_write_lat:2:lat ib_read_lat:2:lat"
 # at one point over more rounds.
 points=${RRXE_BENCH_POINTS:-$points}
 
+# Per-vCPU user and kernel (system, irq, softirq) ticks from /proc/stat, one
+# "user kernel" pair per line, taken around the client's run: where its work
+# went. A stream tends to run fastest with the driver's work on one vCPU and the
+# polling processes on the other (Documentation/design.rst); the report shows
+# how much each run's vCPUs mixed the two.
+cpu_ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
+# The JSON fields of the ticks between two cpu_ticks snapshots.
+cpu_json() {
+	paste -d' ' "$1" "$2" | awk '{ u = u sep ($3 - $1); k = k sep ($4 - $2); sep = "," }
+		END { printf "\"cpu_user\":[%s],\"cpu_kernel\":[%s]", u, k }'
+}
+
 port=18515
 # run DRIVER TEST SIZE KIND ROUND QPS: one perftest client/server pair, one JSON
 # line.
@@ -43,13 +55,15 @@ run() {
 	port=$((port + 1))
 	if [ "$kind" = bw ]; then args="-s $size -D $secs"; else args="-s $size -n $lat_iters"; fi
 	[ "$qps" = 1 ] || args+=" -q $qps"
-	s=$(mktemp) c=$(mktemp)
+	s=$(mktemp) c=$(mktemp) t0=$(mktemp) t1=$(mktemp)
 	ip netns exec $sns timeout 120 "$t" -d $sdev -x "$(gid_index $sdev 4)" -p $port -F $args >"$s" 2>&1 &
 	local spid=$!
 	sleep 1
+	cpu_ticks >"$t0"
 	ip netns exec $cns timeout 120 "$t" -d $cdev -x "$(gid_index $cdev 4)" -p $port -F $args $addr >"$c" 2>&1 || rc=$?
 	wait $spid
 	local src=$?
+	cpu_ticks >"$t1"
 	[ "$rc" != 0 ] || rc=$src
 	# The result row is the one that starts with the message size.
 	line=$(awk -v n="$size" '$1 == n && NF >= 5 { l = $0 } END { print l }' "$c")
@@ -68,17 +82,17 @@ run() {
 	elif [ "$kind" = bw ]; then
 		# #bytes #iterations BW-peak BW-average[MiB/s] MsgRate[Mpps]
 		set -- $line
-		printf '{"driver":"%s","test":"%s","size":%s,"qps":%s,"kind":"bw","round":%s,"ok":true,"bw_mib_s":%s,"mpps":%s}\n' \
-			"$drv" "$t" "$size" "$qps" "$round" "$4" "$5" >>"$out"
+		printf '{"driver":"%s","test":"%s","size":%s,"qps":%s,"kind":"bw","round":%s,"ok":true,"bw_mib_s":%s,"mpps":%s,%s}\n' \
+			"$drv" "$t" "$size" "$qps" "$round" "$4" "$5" "$(cpu_json "$t0" "$t1")" >>"$out"
 		echo "bench: round $round $drv $t $size x$qps: $4 MiB/s" >&2
 	else
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
 		set -- $line
-		printf '{"driver":"%s","test":"%s","size":%s,"kind":"lat","round":%s,"ok":true,"typical_us":%s,"avg_us":%s,"p99_us":%s}\n' \
-			"$drv" "$t" "$size" "$round" "$5" "$6" "$8" >>"$out"
+		printf '{"driver":"%s","test":"%s","size":%s,"kind":"lat","round":%s,"ok":true,"typical_us":%s,"avg_us":%s,"p99_us":%s,%s}\n' \
+			"$drv" "$t" "$size" "$round" "$5" "$6" "$8" "$(cpu_json "$t0" "$t1")" >>"$out"
 		echo "bench: round $round $drv $t $size: $5 us typical" >&2
 	fi
-	rm -f "$s" "$c"
+	rm -f "$s" "$c" "$t0" "$t1"
 }
 
 for round in $(seq "$rounds"); do

@@ -10,8 +10,18 @@ rrxe/rxe: for bandwidth above 1 is better, for latency below 1 is better. A poin
 with a failed run in either driver has no ratio and is listed as failed. Each
 round runs both drivers back to back, so each round also gives a ratio of its
 own: the table shows their range, and a point whose rounds disagree on which
-driver is better is "mixed" (the difference is within the machine's noise). The
-plot needs matplotlib (the build root has it); without it only the PNG is missing.
+driver is better is "mixed" (the difference is within the machine's noise).
+
+Each run also records its user and kernel ticks per vCPU. The "mix" column
+gives, per driver (rrxe/rxe), the median over runs of how much the vCPUs mixed
+the two: the sum over vCPUs of 2 * min(user, kernel), over all their busy
+ticks. 0 means every vCPU ran only user or only kernel work (the way a stream
+tends to run fastest: the driver's work on one vCPU, the polling processes on
+the other), 1 that each ran as much of one as of the other
+(Documentation/design.rst, "Which way a stream runs, run by run").
+
+The plot needs matplotlib (the build root has it); without it only the PNG is
+missing.
 """
 import json
 import statistics
@@ -47,11 +57,20 @@ def summarise(runs):
             # perftest can finish "successfully" having moved nothing (rdma_rxe's
             # send_bw under TCG does): kept in the median, and said.
             p[drv + "_zero"] = sum(1 for r in good if r[metric] == 0)
+            mixes = [x for x in map(mix, good) if x is not None]
+            p[drv + "_mix"] = round(statistics.median(mixes), 2) if mixes else None
         p["ok"] = ok
         p["ratio"] = round(p["rrxe"] / p["rxe"], 3) if ok and p["rxe"] else None
         p["round_ratios"] = round_ratios(runs, test, size, qps, p["metric"]) if ok else []
         points.append(p)
     return points
+
+
+def mix(run):
+    """How much a run's vCPUs mixed user and kernel work (0 to 1), or None."""
+    pairs = list(zip(run.get("cpu_user") or [], run.get("cpu_kernel") or []))
+    busy = sum(u + k for u, k in pairs)
+    return sum(2 * min(u, k) for u, k in pairs) / busy if busy > 0 else None
 
 
 def round_ratios(runs, test, size, qps, metric):
@@ -73,7 +92,7 @@ def label(p):
 
 def table(points):
     lines = [f"{'point':<24} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9} "
-             f"{'rounds':>11}  better"]
+             f"{'rounds':>11} {'mix':>9}  better"]
     for p in points:
         unit = "MiB/s" if p["kind"] == "bw" else "us"
         fmt = lambda v: "failed" if v is None else f"{v:.2f}"
@@ -88,9 +107,11 @@ def table(points):
             if rr and better(rr[0]) != better(rr[-1]):
                 verdict = "mixed"
             ratio = f"{p['ratio']:.2f}"
+        mixes = "/".join("-" if p.get(d + "_mix") is None else f"{p[d + '_mix']:.2f}"
+                         for d in ("rrxe", "rxe"))
         notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
                  for d in ("rrxe", "rxe") if p.get(d + "_zero")]
-        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9} {spread:>11}  "
+        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9} {spread:>11} {mixes:>9}  "
                      f"{verdict}{'  (' + '; '.join(notes) + ')' if notes else ''}")
     return "\n".join(lines)
 
