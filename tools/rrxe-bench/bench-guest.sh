@@ -32,9 +32,9 @@ points=${RRXE_BENCH_POINTS:-$points}
 
 # Per-vCPU user and kernel (system, irq, softirq) ticks from /proc/stat, one
 # "user kernel" pair per line, taken around the client's run: where its work
-# went. A stream tends to run fastest with the driver's work on one vCPU and the
-# polling processes on the other (Documentation/design.rst); the report shows
-# how much each run's vCPUs mixed the two.
+# went. A SEND stream tends to run fastest with the driver's work on one vCPU
+# and the two polling processes on the other (Documentation/design.rst); the
+# report shows how much each run's vCPUs mixed the two.
 cpu_ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
 # The JSON fields of the ticks between two cpu_ticks snapshots.
 cpu_json() {
