@@ -546,7 +546,7 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
     if qp.data().qp_type == qpt::RC {
         timer::sent(qp.data(), st);
         timer::timed_send(st, pkt_psn, span, ack_req);
-        timer::tail(qp.data(), st, ack_req);
+        timer::tail(qp.data(), st, ack_req, last);
         // Only a reduced window: a full one asks for ACKs every 64 packets and
         // keeps the timer out of a clean path's way. The resend of a go-back-N
         // that caught up with what was sent before is probed too, full or not.

@@ -285,12 +285,19 @@ pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
     arm(inner, &mut st.timers, now, due);
 }
 
-/// An RC request packet was sent, asking for an ACK or not: the first packet that
-/// does not ask starts the wait for the tail probe, and one that asks ends it.
-pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool) {
+/// An RC request packet was sent, asking for an ACK or not. A WQE's last packet
+/// (`wqe_end`) that does not ask starts the wait for the tail probe, unless it
+/// runs already; a packet that asks ends it.
+///
+/// Only a WQE's end can be a tail ([`req::probe_tail`] probes nothing in the
+/// middle of one). Started at a long message's first packet, the wait ran out
+/// again and again while the message was still being sent: under TCG a 64 KiB
+/// message takes about 15 ms, and each expiry was a timer interrupt, a work
+/// item queued and the timer armed again, 0.05 times per packet, for nothing.
+pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool, wqe_end: bool) {
     if ack_req {
         st.timers.tail_due = None;
-    } else if st.timers.tail_due.is_none() {
+    } else if wqe_end && st.timers.tail_due.is_none() {
         let now = Now::now();
         let due = now + tail_probe_wait(st);
         st.timers.tail_due = Some(due);
