@@ -9,7 +9,9 @@
 #   scripts/vm run --flavour perf --no-build --no-load -- \
 #       tools/rrxe-bench/ab-modules.sh /cache/exp/old.ko /cache/exp/new.ko
 # A module may carry parameters, as one argument: "/cache/exp/a.ko post_handoff=2".
-# Prints one line per module and round: the MiB/s of each point.
+# Prints one line per module and round: the MiB/s of each point. COUNTERS
+# ("tail_ack_probes rcv_duplicate") adds each named device counter's change
+# over the point, summed over rrxe0 and rrxe1, as [name=delta ...].
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index
 [ $# -ge 2 ] || { echo "usage: ab-modules.sh A.ko B.ko..." >&2; exit 2; }
@@ -34,6 +36,21 @@ bw() {
 	wait
 	echo "${r:-failed}"
 }
+COUNTERS=${COUNTERS:-}
+# counters: the COUNTERS of rrxe0 and rrxe1, summed, as "name value" lines.
+counters() {
+	{
+		ip netns exec a rdma statistic show link rrxe0/1
+		ip netns exec b rdma statistic show link rrxe1/1
+	} | awk -v want=" $COUNTERS " '{ for (i = 1; i < NF; i++) if (index(want, " " $i " ")) n[$i] += $(i + 1) }
+		END { for (k in n) print k, n[k] }'
+}
+# deltas BEFORE AFTER: " [name=delta ...]" for the COUNTERS.
+deltas() {
+	[ -n "$COUNTERS" ] || return 0
+	awk 'NR == FNR { b[$1] = $2; next } { d = d sep $1 "=" $2 - b[$1]; sep = " " }
+		END { printf " [%s]", d }' <(echo "$1") <(echo "$2")
+}
 for round in $(seq "$ROUNDS"); do
 	for ko in "$@"; do
 		rmmod rrxe 2>/dev/null
@@ -45,7 +62,9 @@ for round in $(seq "$ROUNDS"); do
 		line="round $round $(basename "$path")${params:+ $params}:"
 		for p in $POINTS; do
 			IFS=: read -r t size qps <<<"$p"
+			before=$([ -z "$COUNTERS" ] || counters)
 			line+=" $t/$size/x$qps=$(bw "$t" "$size" "$qps")"
+			line+=$(deltas "$before" "$([ -z "$COUNTERS" ] || counters)")
 		done
 		echo "$line"
 		ip netns exec a rdma link del rrxe0
