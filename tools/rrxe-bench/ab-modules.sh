@@ -12,6 +12,9 @@
 # Prints one line per module and round: the MiB/s of each point. COUNTERS
 # ("tail_ack_probes rcv_duplicate") adds each named device counter's change
 # over the point, summed over rrxe0 and rrxe1, as [name=delta ...].
+# TICKS=1 adds each vCPU's user and kernel (system, irq, softirq) ticks over
+# the point, as {u0/k0 u1/k1 ...}: whether the driver's work kept to one vCPU
+# (a SEND stream's fast way, Documentation/design.rst) or mixed.
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index
 [ $# -ge 2 ] || { echo "usage: ab-modules.sh A.ko B.ko..." >&2; exit 2; }
@@ -45,6 +48,15 @@ counters() {
 	} | awk -v want=" $COUNTERS " '{ for (i = 1; i < NF; i++) if (index(want, " " $i " ")) n[$i] += $(i + 1) }
 		END { for (k in n) print k, n[k] }'
 }
+TICKS=${TICKS:-}
+# ticks: per vCPU, "user kernel" ticks, one line each.
+ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
+# tick_deltas BEFORE AFTER: " {u0/k0 u1/k1 ...}" if TICKS is set.
+tick_deltas() {
+	[ -n "$TICKS" ] || return 0
+	paste -d' ' <(echo "$1") <(echo "$2") |
+		awk '{ d = d sep ($3 - $1) "/" ($4 - $2); sep = " " } END { printf " {%s}", d }'
+}
 # deltas BEFORE AFTER: " [name=delta ...]" for the COUNTERS.
 deltas() {
 	[ -n "$COUNTERS" ] || return 0
@@ -63,7 +75,9 @@ for round in $(seq "$ROUNDS"); do
 		for p in $POINTS; do
 			IFS=: read -r t size qps <<<"$p"
 			before=$([ -z "$COUNTERS" ] || counters)
+			ticks_before=$(ticks)
 			line+=" $t/$size/x$qps=$(bw "$t" "$size" "$qps")"
+			line+=$(tick_deltas "$ticks_before" "$(ticks)")
 			line+=$(deltas "$before" "$([ -z "$COUNTERS" ] || counters)")
 		done
 		echo "$line"
