@@ -16,7 +16,7 @@
 # the point, as {u0/k0 u1/k1 ...}: whether the driver's work kept to one vCPU
 # (a SEND stream's fast way, Documentation/design.rst) or mixed.
 set -u
-. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index
+. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index, stat_of, cpu_ticks
 [ $# -ge 2 ] || { echo "usage: ab-modules.sh A.ko B.ko..." >&2; exit 2; }
 POINTS=${POINTS:-"ib_write_bw:4096:1 ib_write_bw:4096:8 ib_read_bw:4096:8 ib_write_bw:65536:1"}
 ROUNDS=${ROUNDS:-2}
@@ -40,18 +40,17 @@ bw() {
 	echo "${r:-failed}"
 }
 COUNTERS=${COUNTERS:-}
-# counters: the COUNTERS of rrxe0 and rrxe1, summed, as "name value" lines.
+# counters: each of the COUNTERS, summed over rrxe0 and rrxe1, as "name value".
 counters() {
-	{
-		ip netns exec a rdma statistic show link rrxe0/1
-		ip netns exec b rdma statistic show link rrxe1/1
-	} | awk -v want=" $COUNTERS " '{ for (i = 1; i < NF; i++) if (index(want, " " $i " ")) n[$i] += $(i + 1) }
-		END { for (k in n) print k, n[k] }'
+	local c a b
+	for c in $COUNTERS; do
+		a=$(stat_of rrxe0 "$c") b=$(stat_of rrxe1 "$c")
+		echo "$c $((${a:-0} + ${b:-0}))"
+	done
 }
 TICKS=${TICKS:-}
-# ticks: per vCPU, "user kernel" ticks, one line each.
-ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
-# tick_deltas BEFORE AFTER: " {u0/k0 u1/k1 ...}" if TICKS is set.
+# tick_deltas BEFORE AFTER: " {u0/k0 u1/k1 ...}" between two cpu_ticks, if
+# TICKS is set.
 tick_deltas() {
 	[ -n "$TICKS" ] || return 0
 	paste -d' ' <(echo "$1") <(echo "$2") |
@@ -74,11 +73,10 @@ for round in $(seq "$ROUNDS"); do
 		line="round $round $(basename "$path")${params:+ $params}:"
 		for p in $POINTS; do
 			IFS=: read -r t size qps <<<"$p"
-			before=$([ -z "$COUNTERS" ] || counters)
-			ticks_before=$(ticks)
+			before=$(counters) ticks_before=$(cpu_ticks)
 			line+=" $t/$size/x$qps=$(bw "$t" "$size" "$qps")"
-			line+=$(tick_deltas "$ticks_before" "$(ticks)")
-			line+=$(deltas "$before" "$([ -z "$COUNTERS" ] || counters)")
+			line+=$(tick_deltas "$ticks_before" "$(cpu_ticks)")
+			line+=$(deltas "$before" "$(counters)")
 		done
 		echo "$line"
 		ip netns exec a rdma link del rrxe0

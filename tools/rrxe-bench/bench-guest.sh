@@ -8,7 +8,7 @@
 # next point, for RRXE_BENCH_ROUNDS rounds: slow drift of the TCG host hits both.
 # Writes one JSON object per perftest run to $1 (JSON lines).
 set -u
-. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_rxe_pair, gid_index
+. "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_rxe_pair, gid_index, cpu_ticks
 out=${1:?usage: bench-guest.sh OUT.jsonl}
 rounds=${RRXE_BENCH_ROUNDS:-3}
 secs=${RRXE_BENCH_SECONDS:-4}
@@ -30,13 +30,11 @@ ib_send_lat:2:lat ib_write_lat:2:lat ib_read_lat:2:lat"
 # at one point over more rounds.
 points=${RRXE_BENCH_POINTS:-$points}
 
-# Per-vCPU user and kernel (system, irq, softirq) ticks from /proc/stat, one
-# "user kernel" pair per line, taken around the client's run: where its work
-# went. A SEND stream tends to run fastest with the driver's work on one vCPU
-# and the two polling processes on the other (Documentation/design.rst); the
-# report shows how much each run's vCPUs mixed the two.
-cpu_ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
-# The JSON fields of the ticks between two cpu_ticks snapshots.
+# Per-vCPU user and kernel ticks (lib.sh's cpu_ticks) are taken around the
+# client's run: where its work went. A SEND stream tends to run fastest with
+# the driver's work on one vCPU and the two polling processes on the other
+# (Documentation/design.rst); the report shows how much each run's vCPUs mixed
+# the two. cpu_json gives the JSON fields of the ticks between two snapshots.
 cpu_json() {
 	paste -d' ' "$1" "$2" | awk '{ u = u sep ($3 - $1); k = k sep ($4 - $2); sep = "," }
 		END { printf "\"cpu_user\":[%s],\"cpu_kernel\":[%s]", u, k }'

@@ -119,3 +119,6 @@ stats_delta() {
 	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); for (i = 1; i < n; i += 2) o[x[i]] = x[i + 1]
 		n = split(b, y, " "); for (i = 1; i < n; i += 2) if (y[i + 1] != o[y[i]]) printf "%s +%d ", y[i], y[i + 1] - o[y[i]] }'
 }
+# cpu_ticks: per vCPU, its user and kernel (system, irq, softirq) ticks from
+# /proc/stat, as "user kernel", one line each.
+cpu_ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
