@@ -10,7 +10,7 @@
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_rxe_pair, gid_index, cpu_ticks
 out=${1:?usage: bench-guest.sh OUT.jsonl}
-rounds=${RRXE_BENCH_ROUNDS:-3}
+rounds=${RRXE_BENCH_ROUNDS:-6}
 secs=${RRXE_BENCH_SECONDS:-4}
 lat_iters=${RRXE_BENCH_LAT_ITERS:-500}
 : >"$out"

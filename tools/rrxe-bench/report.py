@@ -9,8 +9,14 @@ For each point the median over rounds is taken per driver. The ratio is always
 rrxe/rxe: for bandwidth above 1 is better, for latency below 1 is better. A point
 with a failed run in either driver has no ratio and is listed as failed. Each
 round runs both drivers back to back, so each round also gives a ratio of its
-own: the table shows their range, and a point whose rounds disagree on which
-driver is better is "mixed" (the difference is within the machine's noise).
+own: the table shows their range. Whether one driver is ahead is decided on
+those paired rounds by an exact one-sided Wilcoxon signed-rank test of the
+rounds' log ratios (rrxe's advantage: log(rrxe/rxe) for bandwidth, its negative
+for latency): "rrxe" or "rxe" when that driver is ahead at the 5 % level, "even"
+when neither is. The "p" column is the p-value of the side the median favours.
+Under TCG one run can differ from the next by 2x, so a few rounds tell little:
+with fewer than 5 rounds no point can reach 5 % (the smallest one-sided p of n
+rounds is 1/2^n), and every point is "even".
 
 Each run also records its user and kernel ticks per vCPU. The "mix" column
 gives, per driver (rrxe/rxe), the median over runs of how much the vCPUs mixed
@@ -25,8 +31,12 @@ The plot needs matplotlib (the build root has it); without it only the PNG is
 missing.
 """
 import json
+import math
 import statistics
 import sys
+
+# The level at which a driver is called ahead.
+ALPHA = 0.05
 
 
 def load(path):
@@ -63,8 +73,51 @@ def summarise(runs):
         p["ok"] = ok
         p["ratio"] = round(p["rrxe"] / p["rxe"], 3) if ok and p["rxe"] else None
         p["round_ratios"] = round_ratios(runs, test, size, qps, p["metric"]) if ok else []
+        sign = 1 if kind == "bw" else -1
+        advantage = [sign * math.log(r) for r in p["round_ratios"] if r > 0]
+        p["p_ahead"], p["p_behind"] = signed_rank_p(advantage)
+        p["verdict"] = verdict(p) if ok else "failed"
         points.append(p)
     return points
+
+
+def signed_rank_p(diffs):
+    """Exact one-sided Wilcoxon signed-rank p-values of paired differences:
+    (P(W+ >= w), P(W+ <= w)) for the observed sum w of the positive
+    differences' ranks, under the null hypothesis that each difference is as
+    likely positive as negative. Zero differences are dropped; tied magnitudes
+    share their mean rank. With no non-zero difference both are 1."""
+    d = [x for x in diffs if x != 0]
+    if not d:
+        return 1.0, 1.0
+    order = sorted(range(len(d)), key=lambda i: abs(d[i]))
+    # Ranks doubled, so that mean ranks of ties stay integers.
+    rank2 = [0] * len(d)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and abs(d[order[j + 1]]) == abs(d[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            rank2[order[k]] = i + j + 2  # 2 * mean of ranks i+1 .. j+1
+        i = j + 1
+    w = sum(r for r, x in zip(rank2, d) if x > 0)
+    # counts[s]: sign assignments whose positive ranks (doubled) sum to s.
+    counts = [1] + [0] * sum(rank2)
+    for r in rank2:
+        for s in range(len(counts) - 1, r - 1, -1):
+            counts[s] += counts[s - r]
+    total = 2 ** len(d)
+    return sum(counts[w:]) / total, sum(counts[: w + 1]) / total
+
+
+def verdict(p):
+    """Which driver is ahead at ALPHA over the paired rounds, or "even"."""
+    if p["p_ahead"] < ALPHA:
+        return "rrxe"
+    if p["p_behind"] < ALPHA:
+        return "rxe"
+    return "even"
 
 
 def mix(run):
@@ -93,27 +146,25 @@ def label(p):
 
 def table(points):
     lines = [f"{'point':<24} {'unit':<7} {'rrxe':>10} {'rxe':>10} {'rrxe/rxe':>9} "
-             f"{'rounds':>11} {'mix':>9}  better"]
+             f"{'rounds':>11} {'p':>6} {'mix':>9}  ahead"]
     for p in points:
         unit = "MiB/s" if p["kind"] == "bw" else "us"
         fmt = lambda v: "failed" if v is None else f"{v:.2f}"
         rr = p.get("round_ratios") or []
         spread = f"{rr[0]:.2f}-{rr[-1]:.2f}" if rr else "-"
         if p["ratio"] is None:
-            verdict, ratio = "failed", "-"
+            ratio, pval = "-", "-"
         else:
-            def better(x):
-                return x >= 1 if p["kind"] == "bw" else x <= 1
-            verdict = "rrxe" if better(p["ratio"]) else "rxe"
-            if rr and better(rr[0]) != better(rr[-1]):
-                verdict = "mixed"
             ratio = f"{p['ratio']:.2f}"
+            # The p-value of the side the median favours.
+            ahead = p["ratio"] >= 1 if p["kind"] == "bw" else p["ratio"] <= 1
+            pval = f"{p['p_ahead'] if ahead else p['p_behind']:.3f}"
         mixes = "/".join("-" if p.get(d + "_mix") is None else f"{p[d + '_mix']:.2f}"
                          for d in ("rrxe", "rxe"))
         notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
                  for d in ("rrxe", "rxe") if p.get(d + "_zero")]
-        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9} {spread:>11} {mixes:>9}  "
-                     f"{verdict}{'  (' + '; '.join(notes) + ')' if notes else ''}")
+        lines.append(f"{label(p):<24} {unit:<7} {fmt(p['rrxe']):>10} {fmt(p['rxe']):>10} {ratio:>9} {spread:>11} "
+                     f"{pval:>6} {mixes:>9}  {p['verdict']}{'  (' + '; '.join(notes) + ')' if notes else ''}")
     return "\n".join(lines)
 
 
