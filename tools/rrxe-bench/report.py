@@ -72,9 +72,11 @@ def summarise(runs):
             p[drv + "_mix"] = round(statistics.median(mixes), 2) if mixes else None
         p["ok"] = ok
         p["ratio"] = round(p["rrxe"] / p["rxe"], 3) if ok and p["rxe"] else None
-        p["round_ratios"] = round_ratios(runs, test, size, qps, p["metric"]) if ok else []
+        ratios = paired_ratios(runs, test, size, qps, p["metric"]) if ok else []
+        p["round_ratios"] = sorted(round(r, 3) for r in ratios)
+        # Tested unrounded: rounding makes ties and zeros of its own.
         sign = 1 if kind == "bw" else -1
-        advantage = [sign * math.log(r) for r in p["round_ratios"] if r > 0]
+        advantage = [sign * math.log(r) for r in ratios if r > 0]
         p["p_ahead"], p["p_behind"] = signed_rank_p(advantage)
         p["verdict"] = verdict(p) if ok else "failed"
         points.append(p)
@@ -127,14 +129,13 @@ def mix(run):
     return sum(2 * min(u, k) for u, k in pairs) / busy if busy > 0 else None
 
 
-def round_ratios(runs, test, size, qps, metric):
-    """rrxe/rxe of each round in which both drivers ran the point, sorted."""
+def paired_ratios(runs, test, size, qps, metric):
+    """rrxe/rxe of each round in which both drivers ran the point."""
     by_round = {}
     for r in runs:
         if (r["test"], r["size"], r.get("qps", 1)) == (test, size, qps) and r.get("ok"):
             by_round.setdefault(r.get("round"), {})[r["driver"]] = r[metric]
-    return sorted(round(d["rrxe"] / d["rxe"], 3) for d in by_round.values()
-                  if d.get("rxe") and "rrxe" in d)
+    return [d["rrxe"] / d["rxe"] for d in by_round.values() if d.get("rxe") and "rrxe" in d]
 
 
 def label(p):
