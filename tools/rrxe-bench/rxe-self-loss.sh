@@ -9,14 +9,15 @@
 #   scripts/vm run --no-build --topo --timeout 4000 -- tools/rrxe-bench/rxe-self-loss.sh
 set -u
 cd "$(dirname "$0")/../testing/selftests/rdma/rrxe" || exit 1
-. ./lib.sh # setup_rxe_pair, gid_index, stat_of
+. ./lib.sh # setup_rxe_pair, gid_index, stat_of, NETEM, NETEM_TO_RXE
 setup_rxe_pair || { echo "setup failed" >&2; exit 1; }
 # The standard topology's veths are at MTU 9000 (path MTU 4096); the pair's are not.
 ip -n c link set veth2 mtu 9000 && ip -n d link set veth3 mtu 9000 || exit 1
-# rrxe_recovery.sh's NETEM towards the responder, NETEM_TO_RXE towards an
-# rdma_rxe requester (whose completer mishandles reordered answers).
-tc -n c qdisc replace dev veth2 root netem limit 10000 loss 5% duplicate 1% reorder 25% delay 200us &&
-	tc -n d qdisc replace dev veth3 root netem limit 10000 loss 5% duplicate 1% delay 200us || exit 1
+# As rrxe_recovery.sh: NETEM towards the responder, NETEM_TO_RXE towards an
+# rdma_rxe requester.
+# shellcheck disable=SC2086 # netem's arguments, several words
+tc -n c qdisc replace dev veth2 root netem $NETEM &&
+	tc -n d qdisc replace dev veth3 root netem $NETEM_TO_RXE || exit 1
 failed=0
 for i in $(seq "${RUNS:-3}"); do
 	t0=$SECONDS

@@ -79,6 +79,21 @@ setup_rxe_pair() {
 		pin_neighbours a veth0 b veth1 10.0.0 && pin_neighbours c veth2 d veth3 10.0.1
 }
 
+# The loss test's netem (rrxe_recovery.sh; tools/rrxe-bench/rxe-self-loss.sh
+# runs rdma_rxe against itself through the same).
+# limit: netem's queue must not overflow. rdma_rxe 7.3 fails its QP
+# (LOC_QP_OP_ERR, then flushes) when the local qdisc refuses a packet, and go-back-N
+# bursts under TCG's late timers can pass the default 1000; this test is about
+# loss on the wire.
+NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
+# What an rdma_rxe requester receives is not reordered: its completer then
+# warns (rxe_comp.c:827, COMPST_ERROR with a successful WQE) and completes a
+# READ early as successful, likely after a reordered ACK older than responses
+# it had. The phase in turn failed so reading from rrxe0 (a wrong READ copy) and
+# from rdma_rxe's own responder (Documentation/testing.rst). That tests
+# rdma_rxe; the requests rrxe0 gets are still reordered.
+NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
+
 # pin_neighbours NS_A DEV_A NS_B DEV_B PREFIX: permanent neighbour entries between
 # PREFIX.1 (DEV_A in NS_A) and PREFIX.2 (DEV_B in NS_B). modify_qp to RTR resolves
 # the peer's MAC, which times out when netem drops everything, and a timed run

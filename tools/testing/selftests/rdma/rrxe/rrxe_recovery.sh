@@ -81,18 +81,7 @@ RXE_MTU=${RRXE_LOSS_RXE_MTU:-1024}
 # responder sends out every response stream it started: through 5% loss, 1 MiB
 # READs of rdma_rxe's memory made ~4 packets/s of progress under TCG.
 READ_KIB=${RRXE_LOSS_READ_KIB:-64}
-# limit: netem's queue must not overflow. rdma_rxe 7.3 fails its QP
-# (LOC_QP_OP_ERR, then flushes) when the local qdisc refuses a packet, and go-back-N
-# bursts under TCG's late timers can pass the default 1000; this test is about
-# loss on the wire.
-NETEM="limit 10000 loss 5% duplicate 1% reorder 25% delay 200us"
-# What an rdma_rxe requester receives is not reordered: its completer then
-# warns (rxe_comp.c:827, COMPST_ERROR with a successful WQE) and completes a
-# READ early as successful, likely after a reordered ACK older than responses
-# it had. The phase in turn failed so reading from rrxe0 (a wrong READ copy) and
-# from rdma_rxe's own responder (Documentation/testing.rst). That tests
-# rdma_rxe; the requests rrxe0 gets are still reordered.
-NETEM_TO_RXE="limit 10000 loss 5% duplicate 1% delay 200us"
+# NETEM and NETEM_TO_RXE, the lossy transfer's netem, are lib.sh's.
 # Only on the responder's veth, for the atomics: the requests all arrive and
 # the answers are delayed and lost, so a repeated atomic is up to 127 behind
 # the responder (Documentation/testing.rst).
