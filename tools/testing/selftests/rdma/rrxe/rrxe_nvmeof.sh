@@ -31,13 +31,13 @@ tap_plan 9
 cleanup() {
 	local c
 	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] && echo 1 >"$c/delete_controller" 2>/dev/null
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] && echo 1 2>/dev/null >"$c/delete_controller"
 	done
 	wait_for 30 sh -c "! grep -qx '$NQN' /sys/class/nvme/nvme*/subsysnqn"
 	rdma link delete nvrx0 2>/dev/null
 	rm -f "$CFS/ports/1/subsystems/$NQN" 2>/dev/null
 	rmdir "$CFS/ports/1" 2>/dev/null
-	echo 0 >"$CFS/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	echo 0 2>/dev/null >"$CFS/subsystems/$NQN/namespaces/1/enable"
 	rmdir "$CFS/subsystems/$NQN/namespaces/1" "$CFS/subsystems/$NQN" 2>/dev/null
 	ip link del nvd0 2>/dev/null
 	rm -f "$IMG" /tmp/rrxe-nvme-*.bin
