@@ -22,26 +22,25 @@ tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
-# perf TOOL CLI_NS CLI_DEV SRV_NS SRV_DEV SIZE MTU FAMILY: one server/client run.
-perf() {
-	local tool=$1 cns=$2 cdev=$3 sns=$4 sdev=$5 size=$6 mtu=$7 fam=$8
-	local name="$1: $3 -> $5, $6 bytes, MTU $7, IPv$8" srv_ip sg cg out spid cpid wdog crc src
-	[ "$tool" = ib_atomic_bw ] && size=8 && name="$1: $3 -> $5, MTU $7, IPv$8"
+# perf_try TOOL CLI_NS CLI_DEV SRV_NS SRV_DEV SIZE MTU: one server/client run
+# with GIDs SG and CG (set by perf). It succeeds when both exit 0 and the client
+# printed its result line; otherwise it prints why, and what to look at, to
+# stdout.
+perf_try() {
+	local tool=$1 cns=$2 cdev=$3 sns=$4 sdev=$5 size=$6 mtu=$7 srv_ip out spid cpid wdog crc src
 	[ "$sns" = a ] && srv_ip=10.0.0.1 || srv_ip=10.0.0.2
-	sg=$(gid_index "$sdev" "$fam") && cg=$(gid_index "$cdev" "$fam") || {
-		not_ok "$name # no IPv$fam GID"; return; }
 	out=$(mktemp)
 	local before_c before_s
 	before_c=$(nonzero_stats "$cdev") before_s=$(nonzero_stats "$sdev")
-	ip netns exec "$sns" timeout 120 "$tool" -d "$sdev" -x "$sg" -m "$mtu" -s "$size" \
+	ip netns exec "$sns" timeout 120 "$tool" -d "$sdev" -x "$SG" -m "$mtu" -s "$size" \
 		-n "$ITERS" >"$out.s" 2>&1 &
 	spid=$!
 	if ! wait_listen 20 "$spid" 18515; then
 		kill "$spid" 2>/dev/null; wait "$spid"
-		not_ok "$name # server did not start"; sed 's/^/# server: /' "$out.s" | tail -n 5
-		rm -f "$out" "$out.s"; return
+		echo "server did not start"; sed 's/^/server: /' "$out.s" | tail -n 5
+		rm -f "$out" "$out.s"; return 1
 	fi
-	ip netns exec "$cns" timeout 120 "$tool" -d "$cdev" -x "$cg" -m "$mtu" -s "$size" \
+	ip netns exec "$cns" timeout 120 "$tool" -d "$cdev" -x "$CG" -m "$mtu" -s "$size" \
 		-n "$ITERS" "$srv_ip" >"$out.c" 2>&1 &
 	cpid=$!
 	# A run that stops moving: its QPs' transport state, while they still exist
@@ -59,19 +58,45 @@ perf() {
 	wait "$spid"
 	src=$?
 	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -qE "^ *$size +$ITERS " "$out.c"; then
-		ok "$name"
-	else
-		not_ok "$name # client exit $crc, server exit $src"
-		# All of it: a tool's error goes to stderr at once, its stdout at exit,
-		# so the error lines stand above the last ones.
-		grep -v '^-*$' "$out.s" | sed 's/^/# server: /'
-		grep -v '^-*$' "$out.c" | sed 's/^/# client: /'
-		# What the two ends counted in this run (retries, drops), for one that hung.
-		diag "$cdev: $(stats_delta "$before_c" "$(nonzero_stats "$cdev")")"
-		diag "$sdev: $(stats_delta "$before_s" "$(nonzero_stats "$sdev")")"
-		[ -s "$out" ] && sed 's/^/# /' "$out"
+		rm -f "$out" "$out.s" "$out.c"
+		return 0
 	fi
+	echo "client exit $crc, server exit $src"
+	# A tool's errors go to stderr at once and its stdout (the parameter banner)
+	# at exit, so the first lines hold the errors. The client's come first: the
+	# requester is where a failed run usually starts, and a long log is cut in
+	# the middle.
+	grep -v '^-*$' "$out.c" | head -n 15 | sed 's/^/client: /'
+	grep -v '^-*$' "$out.s" | head -n 15 | sed 's/^/server: /'
+	# What the two ends counted in this run (retries, drops), for one that hung.
+	echo "$cdev: $(stats_delta "$before_c" "$(nonzero_stats "$cdev")")"
+	echo "$sdev: $(stats_delta "$before_s" "$(nonzero_stats "$sdev")")"
+	[ -s "$out" ] && cat "$out"
 	rm -f "$out" "$out.s" "$out.c"
+	return 1
+}
+
+# perf TOOL CLI_NS CLI_DEV SRV_NS SRV_DEV SIZE MTU FAMILY: a run, and one more if
+# it fails. In one CI run, after dozens that passed, ib_read_bw 64 KiB at MTU
+# 1024 failed here with both tools exiting 1 and the client's error cut from
+# the log; 90 runs of this pairing's sequence alone then passed. A second
+# failure fails the case with both tries' reasons; a pass at the second try
+# says so in its line and prints the first try's reason, so a flake stays
+# visible without failing the suite.
+perf() {
+	local tool=$1 size=$6 mtu=$7 fam=$8 name="$1: $3 -> $5, $6 bytes, MTU $7, IPv$8" why1 why2
+	[ "$tool" = ib_atomic_bw ] && size=8 && name="$1: $3 -> $5, MTU $7, IPv$8"
+	SG=$(gid_index "$5" "$fam") && CG=$(gid_index "$3" "$fam") || {
+		not_ok "$name # no IPv$fam GID"; return; }
+	why1=$(perf_try "$1" "$2" "$3" "$4" "$5" "$size" "$mtu") && { ok "$name"; return; }
+	if why2=$(perf_try "$1" "$2" "$3" "$4" "$5" "$size" "$mtu"); then
+		ok "$name # passed at try 2; try 1: $(head -n 1 <<<"$why1")"
+		diag "try 1: $why1"
+	else
+		not_ok "$name # $(head -n 1 <<<"$why2") (try 1: $(head -n 1 <<<"$why1"))"
+		diag "try 1: $why1"
+		diag "try 2: $why2"
+	fi
 }
 
 # pairing P CLI_NS CLI_DEV SRV_NS SRV_DEV: every tool once, pairing number P
