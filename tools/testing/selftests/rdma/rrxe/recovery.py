@@ -897,28 +897,49 @@ def slow_peer(a, b, dev_a):
             expect("an ACK timeout past the round trip", (ack_us or 0) >= 40000, True))
 
 
+# Rounds judged, and the most run to find that many on time.
 TAIL_WAIT_ROUNDS = 10
+TAIL_WAIT_MAX_ROUNDS = 30
 
 
 def tail_wait(a, b, dev_a):
     """On a path with a 40 ms round trip, unsignaled WRITEs followed 5 ms
     later by a signaled one get no tail probe; a tail with nothing after it
-    gets exactly one, before the ACK timeout."""
+    gets exactly one, before the ACK timeout.
+
+    A round is judged only if its posts, from the first to the signaled one's
+    return, took less than the answer time, half the probe's wait: on a slow
+    TCG day four 64-byte posts and a 5 ms sleep took longer, and a probe then
+    is right. Each round's probes are counted on their own."""
     a.mr.write(os.urandom(4096), 4096, 0)
     for i in range(8):
         a.post(i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 64 * i, b.mr.rkey)
         if not expect(f"answer-time WRITE {i}", a.poll(1, 30), [(i, WC_SUCCESS)]):
             return False
-    probes, timeouts = stat(dev_a, "tail_ack_probes"), stat(dev_a, "retry_timeouts")
-    for r in range(TAIL_WAIT_ROUNDS):
+    answer_s = (qp_details(a).get("answer_time_us") or 0) / 1e6
+    timeouts = stat(dev_a, "retry_timeouts")
+    judged = rounds_probed = late = late_probed = 0
+    for r in range(TAIL_WAIT_MAX_ROUNDS):
+        if judged == TAIL_WAIT_ROUNDS:
+            break
+        slot = r % TAIL_WAIT_ROUNDS
+        probes = stat(dev_a, "tail_ack_probes")
+        t0 = time.monotonic()
         for i in range(4):
-            a.post(100 + i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 256 * r + 64 * i,
+            a.post(100 + i, e.IBV_WR_RDMA_WRITE, 64 * i, 64, b.mr.buf + 256 * slot + 64 * i,
                    b.mr.rkey, signaled=False)
         time.sleep(0.005)
-        a.post(r, e.IBV_WR_RDMA_WRITE, 256, 64, b.mr.buf + 4096 + 64 * r, b.mr.rkey)
+        a.post(r, e.IBV_WR_RDMA_WRITE, 256, 64, b.mr.buf + 4096 + 64 * slot, b.mr.rkey)
+        span = time.monotonic() - t0
         if not expect(f"round {r}", a.poll(1, 30), [(r, WC_SUCCESS)]):
             return False
-    rounds_probed = stat(dev_a, "tail_ack_probes") - probes
+        probed = stat(dev_a, "tail_ack_probes") - probes
+        if span < answer_s:
+            judged += 1
+            rounds_probed += probed
+        else:
+            late += 1
+            late_probed += probed
     start = qp_details(a).get("sq_psn")
     probes = stat(dev_a, "tail_ack_probes")
     for i in range(3):
@@ -935,12 +956,14 @@ def tail_wait(a, b, dev_a):
             break
     tail_probed = stat(dev_a, "tail_ack_probes") - probes
     timed_out = stat(dev_a, "retry_timeouts") - timeouts
-    log(f"tail_wait: {rounds_probed} tail probes in {TAIL_WAIT_ROUNDS} rounds, "
-        f"{tail_probed} for the tail, retry_timeouts +{timed_out}, answer time "
-        f"{got.get('answer_time_us')} us, ACK timeout {got.get('ack_timeout_us')} us")
+    log(f"tail_wait: {rounds_probed} tail probes in {judged} rounds on time, {late_probed} "
+        f"in {late} late, {tail_probed} for the tail, retry_timeouts +{timed_out}, answer "
+        f"time {got.get('answer_time_us')} us, ACK timeout {got.get('ack_timeout_us')} us")
     landed = all(b.mr.read(256, 256 * r) == a.mr.read(256, 0) for r in range(TAIL_WAIT_ROUNDS))
     landed &= b.mr.read(64 * TAIL_WAIT_ROUNDS, 4096) == a.mr.read(64, 256) * TAIL_WAIT_ROUNDS
     return (expect("WRITE data", landed and b.mr.read(192, 8192) == a.mr.read(192, 0), True) and
+            expect(f"{TAIL_WAIT_ROUNDS} rounds on time in {TAIL_WAIT_MAX_ROUNDS}",
+                   judged, TAIL_WAIT_ROUNDS) and
             expect(f"at most 2 tail probes in {TAIL_WAIT_ROUNDS} rounds", rounds_probed <= 2,
                    True) and
             expect("tail probes for the tail", tail_probed, 1) and
