@@ -899,7 +899,7 @@ def slow_peer(a, b, dev_a):
 
 # Rounds judged, and the most run to find that many on time.
 TAIL_WAIT_ROUNDS = 10
-TAIL_WAIT_MAX_ROUNDS = 30
+TAIL_WAIT_MAX_ROUNDS = 50
 
 
 def tail_wait(a, b, dev_a):
