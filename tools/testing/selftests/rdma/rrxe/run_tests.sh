@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest (scripts/vm run -- .../run_tests.sh): the KUnit results of
 # this boot, then every rrxe kselftest, as one TAP stream for scripts/test.
+# RRXE_SUITE_TIMEOUT (2400 s) bounds each kselftest; make soak raises it.
 cd "$(dirname "$0")" || exit 1
 rc=0
 
@@ -23,10 +24,24 @@ else
 	echo "  not ok 0 no boot dmesg"; rc=1
 fi
 
+# Indents a script's TAP; a case that took 10 s or more since the last one
+# says so, so that one run shows where the stage's time goes.
+timed_tap() {
+	local line last=$SECONDS
+	while IFS= read -r line; do
+		printf '  %s\n' "$line"
+		case $line in
+		"ok "* | "not ok "*)
+			[ $((SECONDS - last)) -lt 10 ] || printf '  # (%d s)\n' $((SECONDS - last))
+			last=$SECONDS ;;
+		esac
+	done
+}
+
 for t in rrxe_*.sh; do
 	echo "# selftest $t"
 	t0=$SECONDS
-	timeout 2400 "./$t" 2>&1 | sed 's/^/  /'
+	timeout "${RRXE_SUITE_TIMEOUT:-2400}" "./$t" 2>&1 | timed_tap
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	echo "# $t took $((SECONDS - t0)) s"
 done
