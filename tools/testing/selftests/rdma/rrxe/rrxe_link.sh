@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # rrxe device life cycle: rdma link add/del, bad input, netdev removal, port
 # state, rmmod with devices present, namespace deletion (alone and racing an
-# unload), rmmod right after traffic, a route change under traffic (IPv4 and
-# IPv6). KASAN/lockdep/kmemleak are checked by the runner after the run
-# (scripts/vm), so leaks in the cycles below fail too.
+# unload), a route change under traffic (IPv4 and IPv6), rmmod right after
+# the last of that traffic. KASAN/lockdep/kmemleak are checked by the runner
+# after the run (scripts/vm), so leaks in the cycles below fail too.
 cd "$(dirname "$0")" && . ./lib.sh
 
 setup_veth() { # NS IF PEER_NS PEER_IF
@@ -13,7 +13,7 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 28
+tap_plan 27
 setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
@@ -94,12 +94,13 @@ check "rmmod while a namespace with a device is being deleted" rmmod rrxe
 check "no device left after that rmmod" no_link krx1
 check "the module loads again" insmod "$RRXE_KO"
 
-# 8: rmmod right after traffic. QP work items can still be queued when their
-# QPs go; they run from the module's own work queue, which rmmod drains, so
-# none runs the module's code after it is gone (its rescuer thread,
-# kworker/R-rrxe, lives exactly as long as the queue).
-rescuer() { ps -e -o comm= | grep -qx "kworker/R-rrxe"; }
-check "the module has its work queue" rescuer
+# 8: a route change reaches QPs that are already sending. Each QP keeps its
+# route and checks on every packet that no routing change made it obsolete.
+# Once the peer is routed through a gateway whose (pinned) MAC nobody has, no
+# ACK comes back; a QP that kept the old route went on being answered. (An
+# unreachable route, or a gateway that does not resolve, would not do: with the
+# output interface given, IPv4 then takes the peer as on-link, and IPv6 falls
+# back to the on-link route once the gateway is found unreachable.)
 setup_veth ta tx0 tb tx1
 ip -n ta addr add 10.9.0.1/24 dev tx0 && ip -n tb addr add 10.9.0.2/24 dev tx1
 ip netns exec ta rdma link add trx0 type rrxe netdev tx0
@@ -117,22 +118,6 @@ traffic() { # [PORT [GID FAMILY]]
 	wait_for 60 moving && sleep 2
 }
 moving() { [ "$(stat_of trx0 sent_pkts)" -gt 2000 ]; }
-check "traffic over two devices" traffic
-pkill -9 ib_write_bw
-wait
-check "rmmod right after the traffic stops" rmmod rrxe
-check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
-check "the module loads again after that" insmod "$RRXE_KO"
-
-# 9: a route change reaches QPs that are already sending. Each QP keeps its
-# route and checks on every packet that no routing change made it obsolete.
-# Once the peer is routed through a gateway whose (pinned) MAC nobody has, no
-# ACK comes back; a QP that kept the old route went on being answered. (An
-# unreachable route, or a gateway that does not resolve, would not do: with the
-# output interface given, IPv4 then takes the peer as on-link, and IPv6 falls
-# back to the on-link route once the gateway is found unreachable.)
-ip netns exec ta rdma link add trx0 type rrxe netdev tx0
-ip netns exec tb rdma link add trx1 type rrxe netdev tx1
 acks_in_3s() { # EXPECT: "some" or "none"
 	local before after
 	before=$(stat_of trx0 rcvd_pkts) && sleep 3 && after=$(stat_of trx0 rcvd_pkts) || return 1
@@ -143,11 +128,11 @@ rerouted() { # PEER GATEWAY
 	ip -n ta neigh replace "$2" lladdr 02:00:00:00:00:09 dev tx0 nud permanent &&
 		ip -n ta route add "$1" via "$2" dev tx0 && sleep 2 && acks_in_3s none
 }
-check "traffic again" traffic 18991
+check "traffic over two devices" traffic
 check "a route change reaches sending QPs" rerouted 10.9.0.2 10.9.0.9
 pkill -9 ib_write_bw
 wait
-# 10: the same over IPv6, whose kept route is checked by its FIB cookie. The
+# 9: the same over IPv6, whose kept route is checked by its FIB cookie. The
 # devices are added again (fresh counters) and the IPv4 reroute is undone, since
 # perftest's own connection uses it.
 ip -n ta route del 10.9.0.2/32
@@ -157,7 +142,18 @@ ip netns exec ta rdma link add trx0 type rrxe netdev tx0
 ip netns exec tb rdma link add trx1 type rrxe netdev tx1
 check "traffic over IPv6 GIDs" traffic 18992 6
 check "an IPv6 route change reaches sending QPs" rerouted fd00:9::2 fd00:9::9
+
+# 10: rmmod right after that traffic, whose QPs are still resending into the
+# black hole: their timers and work items can still be queued when the QPs go
+# with the killed processes. They run from the module's own work queue, which
+# rmmod drains, so none runs the module's code after it is gone (its rescuer
+# thread, kworker/R-rrxe, lives exactly as long as the queue).
+rescuer() { ps -e -o comm= | grep -qx "kworker/R-rrxe"; }
+check "the module has its work queue" rescuer
 pkill -9 ib_write_bw
 wait
+check "rmmod right after the traffic stops" rmmod rrxe
+check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
+check "the module loads again after that" insmod "$RRXE_KO"
 ip netns del ta; ip netns del tb
 tap_done
