@@ -6,13 +6,18 @@
 
 FLAVOUR ?= test
 
-.PHONY: run test bench kernel module clippy image host-test fuzz
+.PHONY: run test soak bench kernel module clippy image host-test fuzz
 
 run:
 	scripts/demo
 
 test:
 	scripts/test
+
+# make test at the issues' full scale (10,000-object churn, 64 MiB loss
+# transfer, 100 link cycles): hours under TCG, so not what CI runs.
+soak:
+	scripts/test --soak
 
 # perftest, rrxe against rdma_rxe on the perf kernel: JSON, PNG and ratios.
 bench:
