@@ -1,5 +1,6 @@
 # rrxe: soft RoCE v2 in Rust. The two commands a newcomer needs:
 #   make run    build what is missing, boot the test kernel, show rrxe0/rrxe1
+#               and ping-pong between them
 #   make test   every test; ends with "N passed, N failed"
 # Build outputs live in $(RRXE_CACHE) (default ~/.cache/rrxe), never in the clone.
 # (Kbuild, not this file, is what kbuild reads for `make -C $KDIR M=$PWD`.)
