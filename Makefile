@@ -16,7 +16,7 @@ test:
 	scripts/test
 
 # make test at the issues' full scale (10,000-object churn, 64 MiB loss
-# transfer, 100 link cycles): hours under TCG, so not what CI runs.
+# transfer, 100 link cycles): 40-100 min under TCG, so not what CI runs.
 soak:
 	scripts/test --soak
 
