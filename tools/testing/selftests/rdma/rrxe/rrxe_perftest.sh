@@ -7,17 +7,26 @@
 # path MTU (1024, 4096) and the GID family (IPv4, IPv6) rotate with the pairing,
 # so each tool meets every size, both MTUs and both families once over the three
 # pairings, and each pairing meets all of them across its tools (a full cross
-# product is 252 runs, too many under TCG). A run passes when the client prints
+# product is too many under TCG for CI). RRXE_PERFTEST_FULL=1 (make soak) runs
+# the full product instead: every size, MTU and family for every tool and
+# pairing (ib_atomic_bw has one size, 8 B). A run passes when the client prints
 # its result line for the size and iteration count, and both sides exit 0.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PERFTEST_ITERS:-20}
+FULL=${RRXE_PERFTEST_FULL:-0}
 TOOLS=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat ib_read_lat)
 SIZES=(2 4096 65536)
 MTUS=(1024 4096)
 FAMILIES=(4 6)
-# 7 tools for each of 3 pairings, 2 checks of the set-up, 1 killed responder and
-# 1 of the counters.
-PLAN=25
+# Runs per pairing: 7 tools, or in the full product 6 tools x 3 sizes x 2 MTUs x
+# 2 families plus ib_atomic_bw's 2 MTUs x 2 families. Then for 3 pairings, 2
+# checks of the set-up, 1 killed responder and 1 of the counters.
+if [ "$FULL" = 1 ]; then
+	RUNS=$((6 * ${#SIZES[@]} * ${#MTUS[@]} * ${#FAMILIES[@]} + ${#MTUS[@]} * ${#FAMILIES[@]}))
+else
+	RUNS=${#TOOLS[@]}
+fi
+PLAN=$((3 * RUNS + 4))
 tap_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -100,10 +109,25 @@ perf() {
 }
 
 # pairing P CLI_NS CLI_DEV SRV_NS SRV_DEV: every tool once, pairing number P
-# choosing the rotation.
+# choosing the rotation; with RRXE_PERFTEST_FULL=1, every tool at every size,
+# MTU and family.
 pairing() {
-	local p=$1 t
+	local p=$1 t size mtu fam
 	shift
+	if [ "$FULL" = 1 ]; then
+		for t in "${TOOLS[@]}"; do
+			for size in "${SIZES[@]}"; do
+				for mtu in "${MTUS[@]}"; do
+					for fam in "${FAMILIES[@]}"; do
+						perf "$t" "$@" "$size" "$mtu" "$fam"
+					done
+				done
+				# ib_atomic_bw's size is always 8 B.
+				[ "$t" = ib_atomic_bw ] && break
+			done
+		done
+		return
+	fi
 	for t in "${!TOOLS[@]}"; do
 		perf "${TOOLS[$t]}" "$@" "${SIZES[$(((t + p) % 3))]}" "${MTUS[$(((t + p) % 2))]}" \
 			"${FAMILIES[$(((t + (p + 1) / 2) % 2))]}"
