@@ -18,11 +18,12 @@ TOOLS=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat i
 SIZES=(2 4096 65536)
 MTUS=(1024 4096)
 FAMILIES=(4 6)
-# Runs per pairing: 7 tools, or in the full product 6 tools x 3 sizes x 2 MTUs x
-# 2 families plus ib_atomic_bw's 2 MTUs x 2 families. Then for 3 pairings, 2
-# checks of the set-up, 1 killed responder and 1 of the counters.
+# Runs per pairing: each tool once, or in the full product each tool at every
+# size, MTU and family, ib_atomic_bw at one size. Then for 3 pairings, 2 checks
+# of the set-up, 1 killed responder and 1 of the counters.
 if [ "$FULL" = 1 ]; then
-	RUNS=$((6 * ${#SIZES[@]} * ${#MTUS[@]} * ${#FAMILIES[@]} + ${#MTUS[@]} * ${#FAMILIES[@]}))
+	RUNS=$(((${#TOOLS[@]} - 1) * ${#SIZES[@]} * ${#MTUS[@]} * ${#FAMILIES[@]} +
+		${#MTUS[@]} * ${#FAMILIES[@]}))
 else
 	RUNS=${#TOOLS[@]}
 fi
