@@ -21,30 +21,15 @@ use kernel::{
     },
 };
 
-mod ah;
-mod comp;
-mod cq;
-mod device;
-mod mcast;
-mod mr;
-mod mw;
+mod engine;
 mod net;
+mod obj;
 mod params;
-mod pool;
 mod proto;
 mod proto_kunit;
-mod qp;
-mod queue;
-mod recv;
-mod req;
-mod resp;
-mod resp_tx;
-mod srq;
 mod stats;
-mod timer;
-mod wqe;
 
-use device::Rrxe;
+use obj::device::{self, Rrxe};
 
 module! {
     type: RrxeModule,
@@ -117,14 +102,14 @@ struct RrxeModule {
     link: Option<Pin<KBox<link::Registration<RrxeLink>>>>,
     _notifier: Pin<KBox<netdev::Notifier<NetdevEvents>>>,
     /// Releases a namespace's sockets when it dies; dropped after the devices.
-    _pernet: Pin<KBox<PernetRegistration<net::Pernet>>>,
+    _pernet: Pin<KBox<PernetRegistration<net::xmit::Pernet>>>,
 }
 
 impl kernel::Module for RrxeModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: Called once, before the link type or notifier exist.
         unsafe { DEVICES.init() };
-        net::init();
+        net::xmit::init();
         WORK_QUEUE.create(c"rrxe", WQ_UNBOUND | WQ_MEM_RECLAIM)?;
         let registered = (|| {
             let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
@@ -153,7 +138,7 @@ impl Drop for RrxeModule {
         // share the driver id), then stop listening to netdev events.
         self.link.take();
         rdma::DeviceList::<Rrxe>::unregister_all();
-        net::exit();
+        net::xmit::exit();
         // The sockets went with the devices; receivers that were already running
         // (under RCU) must finish before the module's code goes away.
         kernel::sync::rcu::synchronize_rcu();

@@ -56,7 +56,7 @@ pub(crate) enum Counter {
     /// Local ACK timeouts that sent again.
     RetryTimeouts,
     /// Local ACK timeouts put off because packets waited in the QP's
-    /// receive queue ([`crate::timer`]).
+    /// receive queue ([`crate::engine::recovery`]).
     AckTimeoutsPutOff,
     /// RNR waits that ended and sent again.
     RnrRetries,
@@ -71,7 +71,7 @@ pub(crate) enum Counter {
     /// for the ACK the requester had not asked for.
     TailAckProbes,
     /// Full reduced windows with no ACK progress for 1 ms whose last packet was
-    /// sent again, asking for an ACK ([`crate::timer::window_full`]).
+    /// sent again, asking for an ACK ([`crate::engine::recovery::window_full`]).
     WindowProbes,
     /// READ responses that came while an earlier one of the same READ was
     /// missing, and were placed and kept ([`crate::proto::read_ahead`]),
@@ -86,14 +86,14 @@ pub(crate) enum Counter {
     /// Received packets dropped because their QP's receive queue was full.
     RcvQueueFull,
     /// Request packets the requester could not build for want of memory; it
-    /// tries again shortly ([`crate::timer::retry_build`]).
+    /// tries again shortly ([`crate::engine::recovery::retry_build`]).
     SendNoMemory,
     /// Times a requester or responder stopped because its QP had
-    /// [`crate::qp::TX_IN_FLIGHT_MAX`] packets in the stack.
+    /// [`crate::obj::qp::TX_IN_FLIGHT_MAX`] packets in the stack.
     TxLimitWaits,
     /// Window probes that sent the oldest unacknowledged packet out of turn
     /// before the last, after a go-back-N that made no progress
-    /// ([`crate::req::probe_window`]).
+    /// ([`crate::engine::req::probe_window`]).
     ResendProbes,
 }
 

@@ -4,15 +4,15 @@
 //! protocol core's state machine, and the work queues' kernel-side state.
 //!
 //! Send WQEs are fetched from the user ring by copying each slot once and validating
-//! the copy ([`crate::wqe`]); the validated WQEs, their progress and every PSN live in
+//! the copy ([`crate::obj::wqe`]); the validated WQEs, their progress and every PSN live in
 //! kernel memory. The requester that turns them into packets is the data path's; until
 //! it runs, a WQE waits in `pending`. A malformed WQE waits there too, as a marker: when
 //! it reaches the head it completes with `IB_WC_LOC_QP_OP_ERR` and moves the QP to the
 //! error state, which flushes everything behind it.
 
 use crate::{
-    cq,
-    device::{PdId, Rrxe, RrxeDevice},
+    obj::cq,
+    obj::device::{PdId, Rrxe, RrxeDevice},
     params,
     proto::{
         answers::{AtomicReplies, KeptRead, KeptReads},
@@ -21,8 +21,8 @@ use crate::{
         read_ahead::ReadAhead,
         window::SendWindow,
     },
-    queue::{MmapInfo, Queue},
-    wqe::{self, qpt, Bad, SendWqe, SqLimits},
+    obj::ring::{MmapInfo, Queue},
+    obj::wqe::{self, qpt, Bad, SendWqe, SqLimits},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
@@ -260,7 +260,7 @@ pub(crate) struct SendQueue {
     pub(crate) read_ahead: ReadAhead,
     /// A window probe asked for the oldest unacknowledged packet: the
     /// requester's next step sends it out of turn before it goes on
-    /// ([`crate::req::probe_window`]).
+    /// ([`crate::engine::req::probe_window`]).
     pub(crate) probe_oldest: bool,
     /// The destination GID (RC, UC) is one of an rrxe device's on this host, so
     /// the peer's receive path runs on this host's CPUs ([`doorbell`]).
@@ -343,12 +343,12 @@ pub(crate) struct QpState_ {
     pub(crate) rq: Option<RecvQueue>,
     pub(crate) resp: RespState,
     /// The responder's answers not yet sent (RC), in order.
-    pub(crate) resp_tx: crate::resp_tx::TxQueue,
+    pub(crate) resp_tx: crate::engine::resp_tx::TxQueue,
     /// What the responder's last atomics returned (RC), to answer repeats.
     pub(crate) atomic_replies: AtomicReplies<KVec<(u32, u64)>>,
     /// The responder's last READs (RC), to check repeats against.
     pub(crate) kept_reads: KeptReads<KVec<KeptRead>>,
-    pub(crate) timers: crate::timer::Timers,
+    pub(crate) timers: crate::engine::recovery::Timers,
     /// Room for a completion of each kind, lent to a flush or an error report
     /// whose own allocation failed ([`with_completion_room`]): a QP moved to the
     /// error state is always flushed, and a post to a failed QP never fails
@@ -505,15 +505,15 @@ pub(crate) struct QpInner {
     pub(crate) pd_id: PdId,
     pub(crate) sq_sig_all: bool,
     /// The SRQ receives come from, if any.
-    pub(crate) srq: Option<Arc<crate::srq::SrqInner>>,
+    pub(crate) srq: Option<Arc<crate::obj::srq::SrqInner>>,
     pub(crate) qpn: u32,
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
-    /// The route of the last packet sent ([`crate::net::xmit`]). Declared before
+    /// The route of the last packet sent ([`crate::net::xmit::xmit`]). Declared before
     /// `dev`, so it is released first: the device reference going lets its
     /// namespace go, and with it the route's `dst_ops`.
     #[pin]
-    pub(crate) route: SpinLockIrq<crate::net::RouteCache>,
+    pub(crate) route: SpinLockIrq<crate::net::xmit::RouteCache>,
     /// For `send_work`, which finds the QP again through the device. It runs the
     /// requester for kernel QPs (their posts may come with interrupts off) and
     /// for user posts handed off by [`doorbell`], the loss recovery timers for
@@ -521,22 +521,22 @@ pub(crate) struct QpInner {
     dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,
-    /// Runs the packets queued in `rx` ([`crate::recv::RxQueue`]).
+    /// Runs the packets queued in `rx` ([`crate::net::recv::RxQueue`]).
     #[pin]
     recv_work: Work<QpInner, 1>,
     #[pin]
-    pub(crate) rx: SpinLockIrq<crate::recv::RxQueue>,
+    pub(crate) rx: SpinLockIrq<crate::net::recv::RxQueue>,
     /// The receive work item owns the QP's packets: set (under `rx`'s lock) by
     /// the first packet queued and cleared when the work item finds `rx` empty.
     /// Packets for the QP queue behind it while it is set, and an expired ACK
-    /// timeout is put off ([`crate::timer`]).
+    /// timeout is put off ([`crate::engine::recovery`]).
     pub(crate) rx_owned: AtomicBool,
-    /// The loss recovery timer ([`crate::timer`]) and whether it is queued.
+    /// The loss recovery timer ([`crate::engine::recovery`]) and whether it is queued.
     #[pin]
     pub(crate) timer: HrTimer<QpInner>,
     pub(crate) timer_queued: AtomicBool,
-    /// The requester ([`crate::req`]) and the responder's sender
-    /// ([`crate::resp_tx`]): one of each runs at a time.
+    /// The requester ([`crate::engine::req`]) and the responder's sender
+    /// ([`crate::engine::resp_tx`]): one of each runs at a time.
     pub(crate) req_runner: Runner,
     pub(crate) resp_runner: Runner,
     /// Packets sent and still in the stack.
@@ -568,9 +568,9 @@ impl WorkItem for QpInner {
         // The QP may be gone, and its number reused: only run for this very QP.
         if let Some(qp) = this.dev.qp_rcu(this.qpn, &guard) {
             if core::ptr::eq(&**qp.data(), &*this) {
-                crate::timer::expire(qp);
-                crate::req::run_some(qp, WORK_BUDGET);
-                crate::resp_tx::run_some(qp, WORK_BUDGET);
+                crate::engine::recovery::expire(qp);
+                crate::engine::req::run_some(qp, WORK_BUDGET);
+                crate::engine::resp_tx::run_some(qp, WORK_BUDGET);
             }
         }
     }
@@ -586,7 +586,7 @@ impl WorkItem<1> for QpInner {
                 // As `send_work`: only for this very QP. A destroyed QP's queued
                 // packets are freed with it.
                 Some(qp) if core::ptr::eq(&**qp.data(), &*this) => {
-                    crate::recv::run_queued(qp, WORK_BUDGET)
+                    crate::net::recv::run_queued(qp, WORK_BUDGET)
                 }
                 _ => false,
             }
@@ -732,7 +732,7 @@ pub(crate) fn create(
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     // Only an RC responder answers.
     let rc = qp_type == qpt::RC;
-    let resp_tx = crate::resp_tx::new_queue(if rc { crate::resp_tx::CAPACITY } else { 0 })?;
+    let resp_tx = crate::engine::resp_tx::new_queue(if rc { crate::engine::resp_tx::CAPACITY } else { 0 })?;
     // An RC responder keeps the results of as many atomics as a requester may
     // have outstanding.
     let atomic_replies = AtomicReplies::new(if rc {
@@ -758,7 +758,7 @@ pub(crate) fn create(
         .data()
         .next_qp_serial
         .fetch_add(1, Ordering::Relaxed);
-    let rx = crate::recv::RxQueue::new();
+    let rx = crate::net::recv::RxQueue::new();
     let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
@@ -778,7 +778,7 @@ pub(crate) fn create(
                 req_runner: Runner::new(),
                 resp_runner: Runner::new(),
                 tx: TxInFlight::new(),
-                route <- new_spinlock_irq!(crate::net::RouteCache::default()),
+                route <- new_spinlock_irq!(crate::net::xmit::RouteCache::default()),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {
@@ -931,7 +931,7 @@ pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
 }
 
 fn wc_opcode(wr_opcode: u32) -> u32 {
-    use crate::wqe::op;
+    use crate::obj::wqe::op;
     match wr_opcode {
         op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => 1,
         op::RDMA_READ => 2,
@@ -1197,7 +1197,7 @@ pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
         dev.stats.inc(crate::stats::Counter::PostHandoffs);
         defer(inner);
     } else {
-        crate::req::run(qp);
+        crate::engine::req::run(qp);
     }
     Ok(())
 }
@@ -1355,7 +1355,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                                 if let Pending::Wqe(w) = p {
                                     posts.one_packet_each &= w.length <= mtu;
                                     posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
-                                    posts.unsignaled_reads &= crate::req::needs_response(w)
+                                    posts.unsignaled_reads &= crate::engine::req::needs_response(w)
                                         && w.flags & wqe::flag::SIGNALED == 0;
                                     posts.sends_only &= wqe::is_send(w.opcode);
                                     taken = true;
@@ -1511,7 +1511,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     let inner = qp.data();
     let ty = qp_type_of(inner.qp_type)?;
     // Before the QP's lock: this takes the device list's mutex.
-    let peer_on_host = (mask & m::AV != 0).then(|| crate::device::gid_is_on_host(&a.ah_attr.dgid));
+    let peer_on_host = (mask & m::AV != 0).then(|| crate::obj::device::gid_is_on_host(&a.ah_attr.dgid));
     let new_state_is_err = {
         let mut st = inner.state.lock();
         // The state the caller believes the QP in chooses the transition
@@ -1611,7 +1611,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.peer_on_host = on_host;
         }
         if mask & (m::RETRY_CNT | m::RNR_RETRY) != 0 {
-            crate::timer::reset_retries(&mut st);
+            crate::engine::recovery::reset_retries(&mut st);
         }
         if mask & m::SQ_PSN != 0 {
             st.timers.stop_timing();
@@ -1685,7 +1685,7 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let sq = &st.sq;
         let (retry_left, rnr_left, ack_wait, resending) =
             st.timers.details(sq.sent_psn != sq.comp_psn);
-        let (ack_timeout_us, answer_time_us) = crate::timer::ack_timeout_details(&st);
+        let (ack_timeout_us, answer_time_us) = crate::engine::recovery::ack_timeout_details(&st);
         (
             [
                 (c"sq_psn", sq.psn, true),
@@ -1745,7 +1745,7 @@ fn head_details(p: Option<&Pending>) -> Option<(u32, u32, u32, u32)> {
 
 pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     // Breaks the timer's reference to the QP; a queued work item finds it gone.
-    crate::timer::shut_down(qp.data());
+    crate::engine::recovery::shut_down(qp.data());
     // A queued work item can still hold the QP, and drop it last, after the user
     // context is gone; the rings' mmap entries belong to that context, so they
     // are freed now (outside the lock: it may sleep). Nothing uses them after

@@ -7,7 +7,7 @@
 //! masked. A kernel CQ keeps `Wc` values in kernel memory, since kernel consumers get
 //! a `struct ib_wc` with fields no ring entry carries.
 
-use crate::{device::Rrxe, params, queue::Queue};
+use crate::{obj::device::Rrxe, params, obj::ring::Queue};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
@@ -74,7 +74,7 @@ fn check_cqe(cqe: u32) -> Result {
 /// `struct rxe_create_cq_resp` / `rxe_resize_cq_resp`.
 #[repr(C)]
 struct CqResp {
-    mi: crate::queue::MmapInfo,
+    mi: crate::obj::ring::MmapInfo,
 }
 // SAFETY: Plain integers, no padding.
 unsafe impl kernel::transmute::AsBytes for CqResp {}
@@ -92,7 +92,7 @@ fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
             Ok((Store::User(q), cap))
         }
         None => {
-            let cap = crate::queue::Layout::new(cqe, CQE_SIZE)?.capacity();
+            let cap = crate::obj::ring::Layout::new(cqe, CQE_SIZE)?.capacity();
             let mut wcs = KVec::with_capacity(cap as usize, GFP_KERNEL)?;
             for _ in 0..cap {
                 wcs.push(Wc::default(), GFP_KERNEL)?;

@@ -3,16 +3,16 @@
 //! Device-level verbs: creation on a netdev, attributes, ports, ucontext and PD.
 
 use crate::{
-    ah::{self, AhInner, RrxeAh},
-    cq::{self, RrxeCq},
-    mcast,
-    mr::{self, MrInner, RrxeMr},
-    mw::{self, MwInner, RrxeMw},
-    net::SocketUse,
+    obj::ah::{self, AhInner, RrxeAh},
+    obj::cq::{self, RrxeCq},
+    obj::mcast,
+    obj::mr::{self, MrInner, RrxeMr},
+    obj::mw::{self, MwInner, RrxeMw},
+    net::xmit::SocketUse,
     params,
-    pool::Pool,
-    qp::{self, QpInner, RrxeQp},
-    srq::{self, RrxeSrq, SrqInner},
+    obj::pool::Pool,
+    obj::qp::{self, QpInner, RrxeQp},
+    obj::srq::{self, RrxeSrq, SrqInner},
     stats::{self, Stats},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -67,7 +67,7 @@ pub(crate) struct RrxeDevice {
     pub(crate) key_byte: AtomicU32,
     /// Source of QP serial numbers, which unlike QPNs are never reused.
     pub(crate) next_qp_serial: AtomicU64,
-    /// QPs whose send queue holds WQEs not yet completed ([`crate::qp::SendQueue`]
+    /// QPs whose send queue holds WQEs not yet completed ([`crate::obj::qp::SendQueue`]
     /// keeps it exact): the doorbell sends a lone SEND stream itself.
     pub(crate) busy_qps: AtomicU32,
     /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`).

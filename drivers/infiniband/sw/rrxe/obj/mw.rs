@@ -16,9 +16,9 @@
 //! inside its MR (rxe checks only the MR's range).
 
 use crate::{
-    device::{PdId, Rrxe, RrxeDevice},
-    mr::{self, RrxeMr},
-    wqe::{qpt, Bad},
+    obj::device::{PdId, Rrxe, RrxeDevice},
+    obj::mr::{self, RrxeMr},
+    obj::wqe::{qpt, Bad},
 };
 use core::sync::atomic::Ordering;
 use kernel::{

@@ -6,12 +6,12 @@
 //! coalesced ACK completes many). A PSN sequence NAK acknowledges what came before
 //! it and sends the rest again from the oldest unacknowledged WQE (go-back-N); an
 //! RNR NAK does the same after the wait it asks for, and so does a local ACK
-//! timeout ([`crate::timer`]). The other NAKs fail the oldest WQE with the remote
+//! timeout ([`crate::engine::recovery`]). The other NAKs fail the oldest WQE with the remote
 //! error and the QP with it.
 
 use crate::{
-    device::{PdId, Rrxe, RrxeDevice},
-    mr::SgeCursor,
+    obj::device::{PdId, Rrxe, RrxeDevice},
+    obj::mr::SgeCursor,
     proto::{
         hdr::{NakCode, Syndrome},
         opcode,
@@ -20,11 +20,11 @@ use crate::{
         qp_state::QpState,
         read_ahead,
     },
-    qp::{self, Pending, QpState_},
-    req,
+    obj::qp::{self, Pending, QpState_},
+    engine::req,
     stats::Counter,
-    timer,
-    wqe::{op, SendWqe},
+    engine::recovery,
+    obj::wqe::{op, SendWqe},
 };
 use kernel::rdma::verbs::Qp;
 
@@ -71,14 +71,14 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let mut ahead = false;
     let action = {
         let mut st = inner.state.lock();
-        crate::resp::from_peer(&st, ip)?;
+        crate::engine::resp::from_peer(&st, ip)?;
         if !matches!(
             qp::cur_state(&st),
             QpState::Rts | QpState::Sqd | QpState::Sqe
         ) {
             return Err(Counter::RcvQpState);
         }
-        timer::peer_spoke(&mut st);
+        recovery::peer_spoke(&mut st);
         let syndrome = Syndrome::decode(aeth.syndrome());
         // rxe's responder NAKs a READ's first PSN while it sends the READ's
         // responses (an MR invalidated midway, an RNR when its send fails), as
@@ -108,20 +108,20 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             Syndrome::Nak(NakCode::PsnSeqError) => {
                 seq_nak = true;
                 let upto = nak_limit(&st, psn);
-                match timer::seq_nak(&mut st) {
-                    timer::SeqNak::Resend => {
+                match recovery::seq_nak(&mut st) {
+                    recovery::SeqNak::Resend => {
                         st.sq.window.lost();
                         Action::Rewind(upto)
                     }
-                    timer::SeqNak::Resending => Action::Ack(psn_add(upto, 0x00ff_ffff)),
+                    recovery::SeqNak::Resending => Action::Ack(psn_add(upto, 0x00ff_ffff)),
                 }
             }
             Syndrome::RnrNak { timer: code } => {
                 let upto = nak_limit(&st, psn);
-                if timer::rnr_nak(inner, &mut st, code) {
+                if recovery::rnr_nak(inner, &mut st, code) {
                     Action::RnrWait(upto)
                 } else {
-                    Action::Fail(timer::WC_RNR_RETRY_EXC_ERR)
+                    Action::Fail(recovery::WC_RNR_RETRY_EXC_ERR)
                 }
             }
             Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(WC_REM_INV_REQ_ERR),
@@ -132,9 +132,9 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             Action::Ack(p) => {
                 if psn_diff(psn_add(p, 1), st.sq.comp_psn) > 0 {
                     acknowledge(&mut st, psn_add(p, 1));
-                    timer::progress(&mut st);
+                    recovery::progress(&mut st);
                 } else {
-                    timer::heard(&mut st);
+                    recovery::heard(&mut st);
                 }
                 ahead = requester_behind(&st);
             }
@@ -175,7 +175,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             // WQEs that ended before the NAKed PSN were delivered: they complete
             // first (rxe's check_psn), and only the NAKed one fails.
             qp::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
-            if status == timer::WC_RNR_RETRY_EXC_ERR {
+            if status == recovery::WC_RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
             }
@@ -213,7 +213,7 @@ pub(crate) fn rewind(st: &mut QpState_) {
     st.sq.noack = 0;
     // Every READ and atomic from here on is sent again.
     st.sq.rd_outstanding = 0;
-    timer::rewound(st);
+    recovery::rewound(st);
 }
 
 /// Where sending the started WQE `w` again begins: the PSN and the bytes of
@@ -363,7 +363,7 @@ fn acknowledge(st: &mut QpState_, next: u32) {
         st.sq.window.acked(newly as u32);
     }
     st.sq.comp_psn = next;
-    timer::acknowledged(st);
+    recovery::acknowledged(st);
 }
 
 /// WQE `i`, a READ or atomic, got its last response: it no longer holds a
@@ -393,8 +393,8 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let dev = qp.device().data();
     let (placed, covered, ahead) = {
         let mut st = inner.state.lock();
-        crate::resp::from_peer(&st, ip)?;
-        timer::peer_spoke(&mut st);
+        crate::engine::resp::from_peer(&st, ip)?;
+        recovery::peer_spoke(&mut st);
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
@@ -439,7 +439,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
             };
         }
         acknowledge(&mut st, next);
-        timer::progress(&mut st);
+        recovery::progress(&mut st);
         if next == end {
             answered(&mut st, i);
         }
@@ -532,17 +532,17 @@ fn place(st: &QpState_, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet
 /// expected one would ([`expected_response`]), so that they are not sent
 /// again. The caller completes them and then rewinds, as after a NAK.
 fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<(u32, u32)>) -> Option<u32> {
-    timer::heard(st);
+    recovery::heard(st);
     let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
-    let may_fill = timer::has_ack_timeout(st)
+    let may_fill = recovery::has_ack_timeout(st)
         && early.is_some_and(|(oldest, last)| {
             psn != last && (psn_diff(psn, oldest) as u32) < read_ahead::LOSS_SPAN
         });
     if !missing || may_fill {
         return None;
     }
-    match timer::seq_nak(st) {
-        timer::SeqNak::Resend => {
+    match recovery::seq_nak(st) {
+        recovery::SeqNak::Resend => {
             st.sq.window.lost();
             if let Some((_, at)) = expected_response(st) {
                 if psn_diff(psn, at) > 0 && psn_diff(at, st.sq.comp_psn) > 0 {
@@ -551,7 +551,7 @@ fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<(u32, u32
             }
             Some(psn_add(st.sq.comp_psn, 0x00ff_ffff))
         }
-        timer::SeqNak::Resending => None,
+        recovery::SeqNak::Resending => None,
     }
 }
 
@@ -564,8 +564,8 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
     let dev = qp.device().data();
     let (placed, ahead) = {
         let mut st = inner.state.lock();
-        crate::resp::from_peer(&st, ip)?;
-        timer::peer_spoke(&mut st);
+        crate::engine::resp::from_peer(&st, ip)?;
+        recovery::peer_spoke(&mut st);
         let i = answered_wqe(&st, psn, false)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
@@ -574,7 +574,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
             .write(&orig.to_ne_bytes())
             .is_ok();
         acknowledge(&mut st, psn_add(psn, 1));
-        timer::progress(&mut st);
+        recovery::progress(&mut st);
         answered(&mut st, i);
         (ok, requester_behind(&st))
     };

@@ -9,8 +9,8 @@
 //! deregistration never frees memory under a transfer.
 
 use crate::{
-    device::{PdId, Rrxe, RrxeDevice},
-    wqe::Bad,
+    obj::device::{PdId, Rrxe, RrxeDevice},
+    obj::wqe::Bad,
 };
 use core::{
     ops::Range,
@@ -196,7 +196,7 @@ pub(crate) fn reg_user(
     if acc & access::ON_DEMAND != 0 || acc & !access::SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
-    if length == 0 || length > crate::wqe::MAX_MSG * 2 || iova.checked_add(length).is_none() {
+    if length == 0 || length > crate::obj::wqe::MAX_MSG * 2 || iova.checked_add(length).is_none() {
         return Err(EINVAL);
     }
     let umem = Umem::pin(pd.device(), start, length, acc as i32)?;
@@ -465,7 +465,7 @@ impl MrInner {
 /// Finds the MR of a remote key for an access of `len` bytes at `va` by a QP of PD
 /// `pd_id`, with `need` (`access::REMOTE_*`) granted. As rxe's `check_rkey`.
 ///
-/// A memory window's rkey finds the window's MR (`crate::mw::lookup_remote`), for
+/// A memory window's rkey finds the window's MR (`crate::obj::mw::lookup_remote`), for
 /// the QP with serial `qp_serial` only if it is a type 2 window bound through it.
 pub(crate) fn lookup_remote(
     dev: &RrxeDevice,
@@ -503,9 +503,9 @@ fn lookup_remote_in(
     va: u64,
     len: Option<u32>,
 ) -> Option<RrxeMr> {
-    if crate::mw::is_mw_key(dev, rkey) {
+    if crate::obj::mw::is_mw_key(dev, rkey) {
         let len = len.unwrap_or(0);
-        return crate::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
+        return crate::obj::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
     }
     let mr = dev.mrs.get(rkey >> 8)?;
     let range = len.map(|n| (va, n as usize));

@@ -17,9 +17,9 @@
 //! counted, and the requester's retry recovers it, as from a lost packet.
 
 use crate::{
-    device::Rrxe,
-    mr, net,
-    net::Path,
+    obj::device::Rrxe,
+    obj::mr, net::xmit,
+    net::xmit::Path,
     params,
     proto::{
         answers::{Answer, AnswerRing},
@@ -27,7 +27,7 @@ use crate::{
         ip,
         packet::HeaderFields,
     },
-    qp,
+    obj::qp,
     stats::Counter,
 };
 use kernel::{prelude::*, rdma::verbs::Qp};
@@ -74,7 +74,7 @@ pub(crate) fn run(qp: &Qp<Rrxe>) {
 /// As [`run`], handing over to the QP's work item after `budget` packets.
 pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
-    if inner.qp_type != crate::wqe::qpt::RC {
+    if inner.qp_type != crate::obj::wqe::qpt::RC {
         return;
     }
     inner
@@ -121,7 +121,7 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
         ..HeaderFields::default()
     };
     let n = p.len;
-    let r = net::send(dev, inner, &path, sport, &f, n as usize, |payload| {
+    let r = xmit::send(dev, inner, &path, sport, &f, n as usize, |payload| {
         if n == 0 {
             return Ok(());
         }
@@ -136,11 +136,11 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
             p.va,
             n,
         )
-        .ok_or(net::SendError::Payload)?
+        .ok_or(xmit::SendError::Payload)?
         .read_remote_into(p.va, n as usize, payload)
-        .map_err(|_| net::SendError::Payload)
+        .map_err(|_| xmit::SendError::Payload)
     });
-    if matches!(r, Err(net::SendError::Payload)) && !p.last {
+    if matches!(r, Err(xmit::SendError::Payload)) && !p.last {
         inner.state.lock().resp_tx.drop_read(p.first_psn);
     }
     true

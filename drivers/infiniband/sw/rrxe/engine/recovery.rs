@@ -29,15 +29,15 @@
 //! the timer again, so an ACK only moves a deadline and never touches the timer.
 
 use crate::{
-    comp,
-    device::Rrxe,
+    engine::comp,
+    obj::device::Rrxe,
     proto::{
         psn::{self, psn_add, psn_diff},
         qp_state::QpState,
         response_time::ResponseTime,
     },
-    qp::{self, QpInner, QpState_},
-    req,
+    obj::qp::{self, QpInner, QpState_},
+    engine::req,
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
@@ -488,7 +488,7 @@ impl HrTimerCallback for QpInner {
     fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         this.timer_queued.store(false, Ordering::Release);
         // Already queued is fine: that run looks at the deadlines too.
-        crate::qp::defer(&Arc::<QpInner>::from(this));
+        crate::obj::qp::defer(&Arc::<QpInner>::from(this));
         HrTimerRestart::NoRestart
     }
 }
@@ -500,7 +500,7 @@ kernel::impl_has_hr_timer! {
 }
 
 /// An expired ACK timeout is put off by a whole timeout if packets wait in the
-/// QP's own receive queue ([`crate::recv::RxQueue`]): the answers may be among
+/// QP's own receive queue ([`crate::net::recv::RxQueue`]): the answers may be among
 /// them, still unread. Calling that a loss asked again for every outstanding
 /// READ while its responses queued; their second copies then overflowed the
 /// queue, and time-outs and resends fed each other until the test timed out

@@ -12,11 +12,11 @@
 //! can take the locks of the receiving QP, and the ACK can take this one.
 
 use crate::{
-    comp,
-    device::Rrxe,
-    mr::{self, SgeCursor},
-    mw,
-    net::{self, Path, SendError},
+    engine::comp,
+    obj::device::Rrxe,
+    obj::mr::{self, SgeCursor},
+    obj::mw,
+    net::xmit::{self, Path, SendError},
     params,
     proto::{
         hdr::{
@@ -29,10 +29,10 @@ use crate::{
         psn::{self, psn_add, psn_diff, PSN_MASK},
         qp_state::QpState,
     },
-    qp::{self, Pending, QpState_, GSI_QKEY},
+    obj::qp::{self, Pending, QpState_, GSI_QKEY},
     stats::Counter,
-    timer,
-    wqe::{flag, op, qpt, Bad, SendWqe},
+    engine::recovery,
+    obj::wqe::{flag, op, qpt, Bad, SendWqe},
 };
 use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 
@@ -110,7 +110,7 @@ fn step(qp: &Qp<Rrxe>) -> bool {
         }
     };
     // Like rxe, a packet the stack drops is lost, not an error: RC retransmits.
-    let _ = net::xmit(qp.device(), inner, &built.path, built.skb);
+    let _ = xmit::xmit(qp.device(), inner, &built.path, built.skb);
     if built.completes {
         qp::complete_sent(qp, |_| true);
     }
@@ -308,7 +308,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
             || st.sq.noack + 1 >= MAX_PKT_PER_ACK
             || fills_window
             || out_of_turn);
-    let built = net::build(dev, &path, sport, &f, n as usize, |payload| {
+    let built = xmit::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
                 .inline_data
@@ -359,7 +359,7 @@ fn response_request(
         }
         out.copy(payload).map_err(|_| SendError::Payload)
     };
-    match net::build(dev, &path, sport, f, payload.len(), fill) {
+    match xmit::build(dev, &path, sport, f, payload.len(), fill) {
         Ok(skb) => Plan::Packet {
             built: Built {
                 skb,
@@ -377,7 +377,7 @@ fn response_request(
     }
 }
 
-/// A packet [`net::build`] could not build: for want of memory it is tried
+/// A packet [`xmit::build`] could not build: for want of memory it is tried
 /// again; anything else (a header that cannot be built) fails the WQE rather
 /// than leave it at the head of the SQ for ever.
 fn unbuilt(wr_id: u64, e: kernel::error::Error) -> Plan {
@@ -471,7 +471,7 @@ fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
 /// find the requester behind and send a window again.
 fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
     // Progress since the probe was set up ended the go-back-N it was for.
-    if core::mem::take(&mut st.sq.probe_oldest) && timer::retrying(st) {
+    if core::mem::take(&mut st.sq.probe_oldest) && recovery::retrying(st) {
         if let Some(at) = oldest_place(st) {
             let place = (st.sq.psn, st.sq.req_idx, st.sq.req_off);
             (st.sq.psn, st.sq.req_idx, st.sq.req_off) = at;
@@ -520,7 +520,7 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
         Plan::Idle => return Next::Idle,
         Plan::NoMemory => {
             qp.device().data().stats.inc(Counter::SendNoMemory);
-            timer::retry_build(qp.data(), st);
+            recovery::retry_build(qp.data(), st);
             return Next::Idle;
         }
         Plan::FailHead => return Next::FailHead,
@@ -544,16 +544,16 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
         st.sq.rd_outstanding += 1;
     }
     if qp.data().qp_type == qpt::RC {
-        timer::sent(qp.data(), st);
-        timer::timed_send(st, pkt_psn, span, ack_req);
-        timer::tail(qp.data(), st, ack_req, last);
+        recovery::sent(qp.data(), st);
+        recovery::timed_send(st, pkt_psn, span, ack_req);
+        recovery::tail(qp.data(), st, ack_req, last);
         // Only a reduced window: a full one asks for ACKs every 64 packets and
         // keeps the timer out of a clean path's way. The resend of a go-back-N
         // that caught up with what was sent before is probed too, full or not.
         let end = psn_add(pkt_psn, span);
         let filled = st.sq.window.reduced() && window_full_at(st, end);
-        if !read && (filled || (timer::retrying(st) && end == st.sq.sent_psn)) {
-            timer::window_full(qp.data(), st);
+        if !read && (filled || (recovery::retrying(st) && end == st.sq.sent_psn)) {
+            recovery::window_full(qp.data(), st);
         }
     }
     st.sq.psn = psn_add(pkt_psn, span);
@@ -597,7 +597,7 @@ pub(crate) enum WindowProbe {
 }
 
 /// Sets the requester back by one packet, to send the last packet sent again
-/// as a window probe ([`timer::window_full`]): it fills the reduced window
+/// as a window probe ([`recovery::window_full`]): it fills the reduced window
 /// again, so it asks for an ACK (`fills_window` in [`plan`]). Returns which
 /// probe it set up, if any: only while no RNR wait holds the requester, no
 /// READ or atomic is outstanding (its answers may be on their way, and the
@@ -617,7 +617,7 @@ pub(crate) fn probe_window(st: &mut QpState_) -> Option<WindowProbe> {
     if st.sq.rd_outstanding > 0 || st.timers.rnr_waiting() {
         return None;
     }
-    if timer::retrying(st) {
+    if recovery::retrying(st) {
         let last = step_back(st);
         if psn_diff(st.sq.psn, st.sq.comp_psn) > 0 && oldest_place(st).is_some() {
             st.sq.probe_oldest = true;

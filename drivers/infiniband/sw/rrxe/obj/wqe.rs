@@ -3,13 +3,13 @@
 //! Work queue entries: the rdma_user_rxe.h layouts user space writes into the rings,
 //! and the validated, kernel-private forms the driver works from.
 //!
-//! A ring slot is copied out once ([`crate::queue::Queue::peek_posted`]) and parsed
+//! A ring slot is copied out once ([`crate::obj::ring::Queue::peek_posted`]) and parsed
 //! here from that copy. Nothing is read from the ring again, and none of rxe's
 //! in-ring progress fields (state, cur_sge, resid, sge_offset, PSNs) is trusted or even
 //! read: the driver rebuilds them.
 
-pub(crate) use crate::mw::BindArgs;
-use crate::qp::Pending;
+pub(crate) use crate::obj::mw::BindArgs;
+use crate::obj::qp::Pending;
 use core::ops::{Deref, DerefMut};
 use kernel::{prelude::*, rdma::verbs::Sge};
 
@@ -186,7 +186,7 @@ pub(crate) type SgeList = Short<Sge, SGES_IN_PLACE>;
 /// request registers the MR it was posted for even if that is deregistered and its
 /// index reused before the request runs.
 pub(crate) struct RegArgs {
-    pub(crate) mr: crate::mr::RrxeMr,
+    pub(crate) mr: crate::obj::mr::RrxeMr,
     pub(crate) key: u32,
     pub(crate) access: u32,
 }
@@ -442,9 +442,9 @@ fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
 
 /// Builds a send WQE from a kernel consumer's work request.
 pub(crate) fn from_kernel_send(
-    wr: &kernel::rdma::verbs::SendWr<'_, crate::device::Rrxe>,
+    wr: &kernel::rdma::verbs::SendWr<'_, crate::obj::device::Rrxe>,
     lim: &SqLimits,
-    pd_id: crate::device::PdId,
+    pd_id: crate::obj::device::PdId,
 ) -> Result<SendWqe, Bad> {
     use kernel::rdma::verbs::SendWrArgs;
     if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {

@@ -10,11 +10,11 @@
 //! the spinlock that the receive path takes to read a group's members.
 
 use crate::{
-    device::Rrxe,
+    obj::device::Rrxe,
     params,
     proto::{ip, packet::Packet},
     stats::Counter,
-    wqe::qpt,
+    obj::wqe::qpt,
 };
 use kernel::{
     new_mutex, new_spinlock_irq,
@@ -191,7 +191,7 @@ pub(crate) fn deliver(
     for &qpn in &qpns[..n] {
         match dev.qp_rcu(qpn, &guard) {
             Some(qp) => {
-                if let Err(c) = crate::resp::receive(qp, pkt, ip) {
+                if let Err(c) = crate::engine::resp::receive(qp, pkt, ip) {
                     stats.inc(c);
                 }
             }

@@ -4,10 +4,10 @@
 //! with the limit event armed by `modify_srq`.
 
 use crate::{
-    device::{Rrxe, RrxeDevice},
+    obj::device::{Rrxe, RrxeDevice},
     params,
-    queue::{MmapInfo, Queue},
-    wqe,
+    obj::ring::{MmapInfo, Queue},
+    obj::wqe,
 };
 use kernel::{
     new_spinlock_irq,

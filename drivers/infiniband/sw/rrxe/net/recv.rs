@@ -7,14 +7,14 @@
 //! under its reason ([`crate::stats`]).
 
 use crate::{
-    device::Rrxe,
-    net::{KernelCrc, MIN_PACKET},
+    obj::device::Rrxe,
+    net::xmit::{KernelCrc, MIN_PACKET},
     proto::{
         hdr::MULTICAST_QPN,
         icrc::{self, NetHdr},
         packet::{self, Packet},
     },
-    qp::{self, QpInner},
+    obj::qp::{self, QpInner},
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
@@ -199,7 +199,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let qpn = p.pkt.bth.dest_qpn();
     if qpn == MULTICAST_QPN {
         p.verify_icrc()?;
-        crate::mcast::deliver(dev, &p.pkt, p.ip)?;
+        crate::obj::mcast::deliver(dev, &p.pkt, p.ip)?;
         skb.consume();
         return Ok(());
     }
@@ -234,7 +234,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
         };
     }
     p.verify_icrc()?;
-    crate::resp::receive(qp, &p.pkt, p.ip)?;
+    crate::engine::resp::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
     Ok(())
 }
@@ -266,5 +266,5 @@ pub(crate) fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
 fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
     let p = parse(skb)?;
     p.verify_icrc()?;
-    crate::resp::receive(qp, &p.pkt, p.ip)
+    crate::engine::resp::receive(qp, &p.pkt, p.ip)
 }

@@ -13,7 +13,7 @@
 //! send. The packet then leaves through `ip_local_out`, as rxe's do.
 
 use crate::{
-    device::Rrxe,
+    obj::device::Rrxe,
     proto::{
         icrc::{self, Crc32, NetHdr},
         ip,
@@ -54,7 +54,7 @@ pub(crate) struct Receiver;
 
 impl EncapReceiver for Receiver {
     fn receive(skb: SkBuff) {
-        crate::recv::receive(skb);
+        crate::net::recv::receive(skb);
     }
 }
 
@@ -325,12 +325,12 @@ pub(crate) fn build(
 }
 
 /// Sends a packet from [`build`] along `path` for `qp`, which owns it until the
-/// stack releases it ([`crate::qp::TxInFlight`]). The caller must hold no QP lock,
+/// stack releases it ([`crate::obj::qp::TxInFlight`]). The caller must hold no QP lock,
 /// because a packet to the device's own MAC goes straight to its receive path
 /// (rxe's loopback), which takes them.
 pub(crate) fn xmit(
     dev: &rdma::Device<Rrxe>,
-    qp: &crate::qp::RrxeQp,
+    qp: &crate::obj::qp::RrxeQp,
     path: &Path,
     mut skb: SkBuff,
 ) -> Result {
@@ -340,7 +340,7 @@ pub(crate) fn xmit(
     if ndev.hw_addr() == Some(path.dmac) {
         skb.pull(path.ip_len() as u32)?;
         stats.inc(crate::stats::Counter::SentPackets);
-        crate::recv::receive(skb);
+        crate::net::recv::receive(skb);
         return Ok(());
     }
     let cached = qp.route.lock().get(path);
@@ -368,7 +368,7 @@ pub(crate) fn xmit(
         }
     };
     skb.set_dst(dst);
-    crate::qp::own_tx(qp, &mut skb);
+    crate::obj::qp::own_tx(qp, &mut skb);
     let r = if path.v6 {
         route::ip6_local_out(net, skb)
     } else {
@@ -386,7 +386,7 @@ pub(crate) fn xmit(
 /// [`build`] and [`xmit`] in one.
 pub(crate) fn send(
     dev: &rdma::Device<Rrxe>,
-    qp: &crate::qp::RrxeQp,
+    qp: &crate::obj::qp::RrxeQp,
     path: &Path,
     sport: u16,
     f: &HeaderFields,

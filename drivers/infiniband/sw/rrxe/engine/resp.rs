@@ -8,10 +8,10 @@
 //! dropped, as on a real network.
 
 use crate::{
-    cq,
-    device::Rrxe,
-    mr::{self, SgeCursor},
-    mw,
+    obj::cq,
+    obj::device::Rrxe,
+    obj::mr::{self, SgeCursor},
+    obj::mw,
     proto::{
         answers::{Answer, KeptRead},
         hdr::{
@@ -24,10 +24,10 @@ use crate::{
         psn::{psn_add, psn_diff},
         qp_state::QpState,
     },
-    qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
-    resp_tx,
+    obj::qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
+    engine::resp_tx,
     stats::Counter,
-    wqe::{self, qpt},
+    obj::wqe::{self, qpt},
 };
 use kernel::{
     prelude::*,
@@ -53,7 +53,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let transport = pkt.bth.opcode() >> 5;
     match (qp.data().qp_type, transport) {
         (qpt::UD | qpt::GSI, TRANSPORT_UD) => receive_datagram(qp, pkt, ip),
-        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::comp::receive(qp, pkt, ip),
+        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::engine::comp::receive(qp, pkt, ip),
         (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => receive_connected(qp, pkt, ip),
         _ => Err(Counter::RcvWrongTransport),
     }

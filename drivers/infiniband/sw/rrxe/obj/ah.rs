@@ -4,7 +4,7 @@
 //! UD send WQEs; the driver looks the number up and never reads the address vector
 //! from the ring, so user space cannot choose its own source address.
 
-use crate::device::{PdId, Rrxe, RrxeDevice};
+use crate::obj::device::{PdId, Rrxe, RrxeDevice};
 use kernel::{
     prelude::*,
     rdma::{

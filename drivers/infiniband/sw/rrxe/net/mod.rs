@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RoCE v2 over UDP: the sockets, sending and receiving.
+
+pub(crate) mod recv;
+pub(crate) mod xmit;
