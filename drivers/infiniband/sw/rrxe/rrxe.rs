@@ -46,7 +46,7 @@ module! {
     },
 }
 
-/// Which user posts are handed to the QP's work item ([`qp::handoff`]).
+/// Which user posts are handed to the QP's work item ([`qp::post::handoff`]).
 pub(crate) fn post_handoff() -> u32 {
     module_parameters::post_handoff.value()
 }

@@ -20,7 +20,7 @@ use crate::{
         qp_state::QpState,
         read_ahead,
     },
-    obj::qp::{self, Pending, QpState_},
+    obj::qp::{self, pending::Pending, QpState_},
     engine::req,
     stats::Counter,
     engine::recovery,
@@ -153,7 +153,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     }
     match action {
         Action::Ack(p) => {
-            qp::complete_sent(qp, |w| req::answered_by(w, p));
+            qp::complete::complete_sent(qp, |w| req::answered_by(w, p));
             if ahead {
                 // The ACK covers what is being sent again: skip it.
                 rewind(&mut inner.state.lock());
@@ -174,12 +174,12 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         Action::Fail(status) => {
             // WQEs that ended before the NAKed PSN were delivered: they complete
             // first (rxe's check_psn), and only the NAKed one fails.
-            qp::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
+            qp::complete::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
             if status == recovery::WC_RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
             }
-            qp::fail_front(qp, status);
+            qp::complete::fail_front(qp, status);
         }
     }
     Ok(())
@@ -189,7 +189,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
 /// lock): completes the WQEs acknowledged up to PSN `acked`, then [`rewind`]s,
 /// so that the requester does not send them again.
 fn go_back(qp: &Qp<Rrxe>, acked: u32) {
-    qp::complete_sent(qp, |w| req::answered_by(w, acked));
+    qp::complete::complete_sent(qp, |w| req::answered_by(w, acked));
     rewind(&mut qp.data().state.lock());
 }
 
@@ -338,10 +338,10 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
 /// yet to send again; it skips them, as after such an ACK in [`receive`].
 fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(), Counter> {
     if !placed {
-        qp::fail_front(qp, qp::WC_LOC_PROT_ERR);
+        qp::complete::fail_front(qp, qp::complete::WC_LOC_PROT_ERR);
         return Err(Counter::RcvLocalAccessError);
     }
-    qp::complete_sent(qp, |w| req::answered_by(w, psn));
+    qp::complete::complete_sent(qp, |w| req::answered_by(w, psn));
     if ahead {
         rewind(&mut qp.data().state.lock());
     }

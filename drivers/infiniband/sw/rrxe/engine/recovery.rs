@@ -488,7 +488,7 @@ impl HrTimerCallback for QpInner {
     fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         this.timer_queued.store(false, Ordering::Release);
         // Already queued is fine: that run looks at the deadlines too.
-        crate::obj::qp::defer(&Arc::<QpInner>::from(this));
+        crate::obj::qp::work::defer(&Arc::<QpInner>::from(this));
         HrTimerRestart::NoRestart
     }
 }
@@ -687,7 +687,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         }
         Expired::Fail(status) => {
             stats.inc(Counter::RetryExceeded);
-            qp::fail_front(qp, status);
+            qp::complete::fail_front(qp, status);
         }
     }
 }

@@ -29,7 +29,7 @@ use crate::{
         psn::{self, psn_add, psn_diff, PSN_MASK},
         qp_state::QpState,
     },
-    obj::qp::{self, Pending, QpState_, GSI_QKEY},
+    obj::qp::{self, pending::Pending, QpState_, GSI_QKEY},
     stats::Counter,
     engine::recovery,
     obj::wqe::{flag, op, qpt, Bad, SendWqe},
@@ -59,7 +59,7 @@ pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
     inner
         .req_runner
-        .run(budget, || step(qp), || qp::defer(inner));
+        .run(budget, || step(qp), || qp::work::defer(inner));
 }
 
 /// A packet built under the lock, to be sent after it.
@@ -89,21 +89,21 @@ fn step(qp: &Qp<Rrxe>) -> bool {
             Next::Again => return true,
             Next::Done => {
                 drop(st);
-                qp::complete_sent(qp, |_| true);
+                qp::complete::complete_sent(qp, |_| true);
                 return true;
             }
             Next::FailHead => {
                 drop(st);
-                qp::fail_front(qp, qp::WC_LOC_QP_OP_ERR);
+                qp::complete::fail_front(qp, qp::complete::WC_LOC_QP_OP_ERR);
                 return false;
             }
             Next::Local(acked) => {
                 drop(st);
                 if inner.qp_type == qpt::RC {
-                    qp::complete_sent(qp, |w| acked_by(w, acked));
+                    qp::complete::complete_sent(qp, |w| acked_by(w, acked));
                 } else {
                     // UC WQEs complete once sent: nothing before it is left.
-                    qp::complete_sent(qp, |_| true);
+                    qp::complete::complete_sent(qp, |_| true);
                 }
                 return true;
             }
@@ -112,7 +112,7 @@ fn step(qp: &Qp<Rrxe>) -> bool {
     // Like rxe, a packet the stack drops is lost, not an error: RC retransmits.
     let _ = xmit::xmit(qp.device(), inner, &built.path, built.skb);
     if built.completes {
-        qp::complete_sent(qp, |_| true);
+        qp::complete::complete_sent(qp, |_| true);
     }
     true
 }

@@ -99,11 +99,11 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
             }
             None => take_rq(&mut st).ok_or(Counter::RcvNoRecvWqe)?,
         };
-        let mut wc = qp::wc(qp, wr_id, cq::WC_SUCCESS, qp::WC_RECV);
+        let mut wc = qp::complete::wc(qp, wr_id, cq::WC_SUCCESS, qp::complete::WC_RECV);
         let failed = match parsed {
             // A malformed receive WQE fails the QP, as a malformed send WQE does.
             Err(_) => {
-                wc.status = qp::WC_LOC_QP_OP_ERR;
+                wc.status = qp::complete::WC_LOC_QP_OP_ERR;
                 true
             }
             Ok(w) => {
@@ -120,7 +120,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
                     let mut to = SgeCursor::new(dev, inner.pd_id, &w.sgl);
                     if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
                         dev.stats.inc(Counter::RcvLocalAccessError);
-                        wc.status = qp::WC_LOC_PROT_ERR;
+                        wc.status = qp::complete::WC_LOC_PROT_ERR;
                         true
                     } else {
                         wc.byte_len = total as u32;
@@ -159,13 +159,13 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
         }
     }
     if failed {
-        qp::fail(qp);
+        qp::complete::fail(qp);
     }
     Ok(())
 }
 
 /// `IB_WC_RECV_RDMA_WITH_IMM`, `IB_WC_WITH_INVALIDATE`, `IB_WC_LOC_LEN_ERR`.
-const WC_RECV_RDMA_WITH_IMM: u32 = qp::WC_RECV | 1;
+const WC_RECV_RDMA_WITH_IMM: u32 = qp::complete::WC_RECV | 1;
 const WC_WITH_INVALIDATE: u32 = 1 << 2;
 const WC_LOC_LEN_ERR: u32 = 1;
 const WC_REM_INV_REQ_ERR: u32 = 9;
@@ -234,7 +234,7 @@ fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), C
         resp_tx::run(qp);
     }
     if out.fail {
-        qp::fail(qp);
+        qp::complete::fail(qp);
     }
     r
 }
@@ -417,7 +417,7 @@ fn connected_locked(
                 return Err(Counter::RcvNoRecvWqe);
             };
             match rp.wqe.as_ref() {
-                Err(_) => Err(qp::WC_LOC_QP_OP_ERR),
+                Err(_) => Err(qp::complete::WC_LOC_QP_OP_ERR),
                 Ok(w) => {
                     let mut c = SgeCursor::at(dev, inner.pd_id, &w.sgl, rp.sge);
                     match c.write(pkt.payload) {
@@ -427,7 +427,7 @@ fn connected_locked(
                             Ok(())
                         }
                         Err(e) if e == ENOSPC => Err(WC_LOC_LEN_ERR),
-                        Err(_) => Err(qp::WC_LOC_PROT_ERR),
+                        Err(_) => Err(qp::complete::WC_LOC_PROT_ERR),
                     }
                 }
             }
@@ -506,7 +506,7 @@ fn connected_locked(
             let (opcode, byte_len) = if kind == InMessage::Write {
                 (WC_RECV_RDMA_WITH_IMM, st.resp.write_len)
             } else {
-                (qp::WC_RECV, written)
+                (qp::complete::WC_RECV, written)
             };
             finish_recv(qp, st, out, cq::WC_SUCCESS, byte_len);
             if let Some(wc) = out.wc.as_mut() {
@@ -556,7 +556,7 @@ fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, status: u32,
             let _ = rq.ring.consume();
         }
     }
-    let mut wc = qp::wc(qp, rp.wr_id, status, qp::WC_RECV);
+    let mut wc = qp::complete::wc(qp, rp.wr_id, status, qp::complete::WC_RECV);
     wc.byte_len = byte_len;
     out.wc = Some(wc);
 }

@@ -79,7 +79,7 @@ pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     }
     inner
         .resp_runner
-        .run(budget, || send_next(qp), || qp::defer(inner));
+        .run(budget, || send_next(qp), || qp::work::defer(inner));
 }
 
 /// Sends the next queued packet; returns whether there was one.

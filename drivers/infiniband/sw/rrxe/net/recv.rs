@@ -226,7 +226,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
         return match queued {
             Ok(()) => {
                 dev.data().stats.inc(Counter::RcvDeferred);
-                qp::defer_receive(inner);
+                qp::work::defer_receive(inner);
                 Ok(())
             }
             // Dropped here, as the skb goes.

@@ -368,7 +368,7 @@ pub(crate) fn xmit(
         }
     };
     skb.set_dst(dst);
-    crate::obj::qp::own_tx(qp, &mut skb);
+    crate::obj::qp::work::own_tx(qp, &mut skb);
     let r = if path.v6 {
         route::ip6_local_out(net, skb)
     } else {

@@ -275,37 +275,37 @@ impl rdma::Driver for Rrxe {
         srq: Option<&Srq<Self>>,
         udata: Option<&UData>,
     ) -> Result<(RrxeQp, u32)> {
-        qp::create(pd.device().data(), pd, attr, srq, udata)
+        qp::control::create(pd.device().data(), pd, attr, srq, udata)
     }
 
     fn modify_qp(q: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&UData>) -> Result {
-        qp::modify(q, attr, mask, port::MTU_4096)
+        qp::control::modify(q, attr, mask, port::MTU_4096)
     }
 
     fn query_qp(q: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
-        qp::query(q, attr, init)
+        qp::control::query(q, attr, init)
     }
 
     fn fill_qp_details(q: &Qp<Self>, out: &mut DriverDetails<'_>) -> Result {
-        qp::details(q, out)
+        qp::control::details(q, out)
     }
 
     fn destroy_qp(q: &Qp<Self>) -> Result {
         // Before its number can be reused.
         mcast::detach_all(q);
-        qp::destroy(q.device().data(), q)
+        qp::control::destroy(q.device().data(), q)
     }
 
     fn post_send(q: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result {
-        qp::post_send(q, wr)
+        qp::post::post_send(q, wr)
     }
 
     fn doorbell(q: &Qp<Self>) -> Result {
-        qp::doorbell(q.device().data(), q)
+        qp::post::doorbell(q.device().data(), q)
     }
 
     fn post_recv(q: &Qp<Self>, wr: &RecvWr<'_>) -> Result {
-        qp::post_recv(q, wr)
+        qp::post::post_recv(q, wr)
     }
 
     fn create_srq(pd: &Pd<Self>, attr: &mut SrqInitAttr, udata: Option<&UData>) -> Result<RrxeSrq> {

@@ -9,7 +9,7 @@
 //! read: the driver rebuilds them.
 
 pub(crate) use crate::obj::mw::BindArgs;
-use crate::obj::qp::Pending;
+use crate::obj::qp::pending::Pending;
 use core::ops::{Deref, DerefMut};
 use kernel::{prelude::*, rdma::verbs::Sge};
 

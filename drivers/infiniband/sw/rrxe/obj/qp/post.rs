@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Posting work requests: a kernel consumer's, one at a time, and a user's,
+//! fetched from the send ring when the doorbell rings.
+
+use super::{
+    complete::{flush, progress, with_completion_room, Completions},
+    cur_state, path_mtu_bytes,
+    pending::{Pending, PendingList},
+    work::defer,
+    BATCH,
+};
+use crate::{
+    obj::device::{PdId, Rrxe, RrxeDevice},
+    params,
+    proto::qp_state::QpState,
+    obj::wqe::{self, Bad, SendWqe},
+};
+use core::sync::atomic::Ordering;
+use kernel::{
+    prelude::*,
+    rdma::verbs::{Qp, RecvWr, SendWr},
+};
+
+/// Values of the `post_handoff` module parameter: which user posts the doorbell
+/// hands to the QP's work item instead of sending them itself.
+pub(crate) mod handoff {
+    /// None: every post is sent from the doorbell syscall.
+    pub(crate) const NEVER: u32 = 0;
+    /// Posts behind unfinished WQEs whose messages fit in one packet.
+    pub(crate) const SMALL: u32 = 1;
+    /// Posts behind unfinished WQEs, of any size.
+    pub(crate) const ANY: u32 = 2;
+    /// The default (and values past it): as [`ANY`], but SENDs of at most
+    /// [`super::LOCAL_SEND_MAX_PACKETS`] packets to an rrxe device on this host
+    /// are sent from the doorbell while no other QP of the device is busy.
+    pub(crate) const ANY_BUT_LONE_LOCAL_SENDS: u32 = 3;
+}
+
+/// The longest SEND, in packets of the path MTU, that [`doorbell`] sends itself
+/// to a local peer. A stream of longer ones is sent from the QP's work item: a
+/// 64 KiB stream then ran its kernel work on one vCPU and the two polling
+/// processes on the other, as rdma_rxe's does; sent from the poster's system
+/// call, the work fell on both vCPUs between the processes, and the stream
+/// went 20 % slower (Documentation/design.rst).
+const LOCAL_SEND_MAX_PACKETS: u32 = 8;
+
+/// The user doorbell: takes the new WQEs into kernel memory and sends them, from
+/// here or from the QP's work item.
+///
+/// Sent from here, a post on a veth or loopback path runs the whole round trip in
+/// this syscall, on this CPU: the packet, the peer's responder in the receive
+/// softirq, its ACK and this side's completer. For one message in flight that is
+/// the fastest way (a ping-pong never waits for a worker to wake). A stream of
+/// messages, though, is then bound by one CPU doing the user's loop and all of
+/// the driver's work, and so is every QP the user posts to. So a post that finds
+/// earlier WQEs not yet finished (a stream, not a ping-pong) is handed to the
+/// work item on an unbound queue, which another CPU runs while this one returns
+/// to the user; if the requester already runs elsewhere, it is only told to look
+/// again. By default this holds for messages of any size: over 8 QPs the work
+/// items of different QPs then run on different CPUs (Documentation/design.rst).
+/// Unsignaled READs, atomics and FLUSHes are handed over even on an idle QP
+/// ([`FetchedPosts::unsignaled_reads`]).
+///
+/// One stream is the exception: SENDs of a few packets to an rrxe device on this
+/// host, while no other QP of the device has WQEs unfinished. Its receiver is a user process
+/// on this host too, busy polling and posting receives, so a work item would
+/// be a third runnable task on two CPUs, and it gets the SEND, its receive and
+/// the ACK done in one share of three. Sent from here, they use the poster's
+/// own share. (A WRITE stream's receiver is idle; a peer elsewhere does its
+/// receiving on its own CPUs; with two QPs busy, their work items run in
+/// parallel; a long SEND's packets keep a worker busy, and the work item's
+/// ACK-clocked sending leaves both polling processes the other CPU.)
+pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+    let posts = fetch(dev, qp)?;
+    let inner = qp.data();
+    let hand_off = (posts.behind_others || posts.unsignaled_reads)
+        && match crate::post_handoff() {
+            handoff::NEVER => false,
+            handoff::SMALL => posts.one_packet_each,
+            handoff::ANY => true,
+            handoff::ANY_BUT_LONE_LOCAL_SENDS.. => {
+                !(posts.sends_only && posts.peer_on_host && !posts.long_message)
+                    || dev.busy_qps.load(Ordering::Relaxed) > 1
+            }
+        };
+    if hand_off && !inner.req_runner.is_running() {
+        dev.stats.inc(crate::stats::Counter::PostHandoffs);
+        defer(inner);
+    } else {
+        crate::engine::req::run(qp);
+    }
+    Ok(())
+}
+
+/// What one doorbell's [`fetch`] took.
+#[derive(Clone, Copy, Default)]
+struct FetchedPosts {
+    /// Earlier WQEs were still queued (unsent or unacknowledged).
+    behind_others: bool,
+    /// WQEs were taken, each unsignaled and answered by a response (a READ, an
+    /// atomic, a FLUSH). Sent from here over a veth to an rrxe responder, a READ
+    /// ran the peer's responder inside the syscall, and one answered in one
+    /// packet its whole round trip, so the next post found nothing unfinished
+    /// and a stream of them ran as a ping-pong on the user's CPU. A user who
+    /// waits for a READ signals it: a ping-pong is still sent from here.
+    unsignaled_reads: bool,
+    /// Every new WQE's message fits in one packet of the path MTU.
+    one_packet_each: bool,
+    /// Every new WQE is a SEND.
+    sends_only: bool,
+    /// A new WQE's message takes more than [`LOCAL_SEND_MAX_PACKETS`] packets.
+    long_message: bool,
+    /// The QP's peer is an rrxe device on this host ([`SendQueue::peer_on_host`]).
+    peer_on_host: bool,
+}
+
+/// Takes the new WQEs of a user send queue into kernel memory, each copied once,
+/// in batches.
+///
+/// This runs for every user post, so the common case allocates nothing: the copy
+/// goes to the QP's own buffer, and only an error (a refused WQE at the head, or a
+/// QP in the error state) gathers completions.
+fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
+    let inner = qp.data();
+    let mut first = true;
+    let mut posts = FetchedPosts {
+        behind_others: false,
+        unsignaled_reads: !inner.sq_sig_all,
+        one_packet_each: true,
+        sends_only: true,
+        long_message: false,
+        peer_on_host: false,
+    };
+    let mut taken = false;
+    loop {
+        let next = {
+            let mut st = inner.state.lock();
+            match cur_state(&st) {
+                // Not yet able to send: the post fails, as in rxe. Only before any
+                // WQE was taken: a reset racing a later batch is not the post's error.
+                QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
+                QpState::Reset | QpState::Init | QpState::Rtr => {
+                    posts.unsignaled_reads &= taken;
+                    return Ok(posts);
+                }
+                QpState::Err => Fetched::Flush,
+                _ => {
+                    let pd_id = inner.pd_id;
+                    let mtu = path_mtu_bytes(&st);
+                    let sq = &mut st.sq;
+                    let Some(ring) = sq.ring.as_ref() else {
+                        return Err(EINVAL);
+                    };
+                    let elem = ring.layout().elem_size().min(sq.fetch_buf.len());
+                    let slot = &mut sq.fetch_buf[..elem];
+                    // Only slots beyond the ones already fetched are new.
+                    let posted = ring.posted_count() as usize;
+                    let from = sq.pending.len();
+                    posts.behind_others |= first && from > 0;
+                    // A producer index moved back (only a hostile user's)
+                    // posts nothing.
+                    let to = posted.max(from).min(from + BATCH);
+                    if sq.pending.room() < to - from {
+                        // Twice the storage (a growing queue allocates a few
+                        // times only), within the SQ's size, for all posted.
+                        let twice = (2 * sq.pending.storage_len()).max(BATCH);
+                        Fetched::Grow(twice.min(sq.capacity as usize).max(posted))
+                    } else {
+                        let mut take = || -> Result {
+                            for k in from..to {
+                                ring.read_posted(k as u32, slot)?;
+                                // Parsed where it stays: a WQE moved is a memcpy.
+                                let p = sq.pending.push_slot()?;
+                                wqe::parse_user_send_into(slot, &sq.lim, p);
+                                if let Pending::Wqe(w) = p {
+                                    if let Err(why) = check_dest(dev, pd_id, w) {
+                                        let wr_id = w.wr_id;
+                                        *p = Pending::Bad { wr_id, why };
+                                    }
+                                }
+                                if let Pending::Wqe(w) = p {
+                                    posts.one_packet_each &= w.length <= mtu;
+                                    posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
+                                    posts.unsignaled_reads &= crate::engine::req::needs_response(w)
+                                        && w.flags & wqe::flag::SIGNALED == 0;
+                                    posts.sends_only &= wqe::is_send(w.opcode);
+                                    taken = true;
+                                } else {
+                                    // Its error completion is reported whatever its flags.
+                                    posts.unsignaled_reads = false;
+                                }
+                            }
+                            Ok(())
+                        };
+                        let took = take();
+                        // Also when a read failed after some WQEs were taken.
+                        sq.recount(dev);
+                        took?;
+                        posts.peer_on_host = sq.peer_on_host;
+                        if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
+                            Fetched::BadHead
+                        } else if to < posted {
+                            Fetched::More
+                        } else {
+                            Fetched::All
+                        }
+                    }
+                }
+            }
+        };
+        match next {
+            Fetched::Grow(want) => {
+                // Charged to the user, as a deep queue's list may be large.
+                let bigger = PendingList::storage(want, kernel::alloc::flags::GFP_KERNEL_ACCOUNT)?;
+                let old = inner.state.lock().sq.pending.move_to(bigger);
+                drop(old);
+            }
+            Fetched::More => first = false,
+            Fetched::All => {
+                posts.unsignaled_reads &= taken;
+                return Ok(posts);
+            }
+            // Reported, and the QP failed, now rather than when the requester
+            // reaches it (which it does not in SQD).
+            Fetched::BadHead => {
+                let mut out = Completions::new_or_none(GFP_KERNEL);
+                let pushed = with_completion_room(&mut inner.state.lock(), &mut out, |st, out| {
+                    progress(qp, inner.sq_sig_all, st, out).then(|| out.push(qp, st))
+                });
+                if let Some(p) = pushed {
+                    p.finish(qp);
+                    flush(qp, &mut out);
+                }
+                return Ok(FetchedPosts::default());
+            }
+            Fetched::Flush => {
+                flush(qp, &mut Completions::new_or_none(GFP_KERNEL));
+                return Ok(FetchedPosts::default());
+            }
+        }
+    }
+}
+
+/// What one [`fetch`] batch found.
+enum Fetched {
+    /// The pending list needs room for this many entries first.
+    Grow(usize),
+    /// More WQEs were posted than one batch takes.
+    More,
+    All,
+    /// A refused WQE is the oldest: report it and fail the QP.
+    BadHead,
+    /// The QP is in the error state: flush.
+    Flush,
+}
+
+/// A datagram WQE must name an AH of the QP's own PD.
+fn check_dest(dev: &RrxeDevice, pd_id: PdId, w: &SendWqe) -> Result<(), Bad> {
+    if let Some(ud) = &w.ud {
+        match dev.ahs.get(ud.ah_num) {
+            Some(ah) if ah.pd_id == pd_id => {}
+            _ => return Err(Bad::Address),
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
+    let inner = qp.data();
+    let err = {
+        let mut st = inner.state.lock();
+        let state = cur_state(&st);
+        if matches!(state, QpState::Reset | QpState::Init | QpState::Rtr) {
+            return Err(EINVAL);
+        }
+        if st.sq.ring.is_some() {
+            return Err(EINVAL);
+        }
+        if st.sq.pending.len() >= st.sq.capacity as usize {
+            return Err(ENOMEM);
+        }
+        let w = wqe::from_kernel_send(wr, &st.sq.lim, inner.pd_id).map_err(|b| {
+            if b == Bad::NoMem {
+                ENOMEM
+            } else {
+                EINVAL
+            }
+        })?;
+        // Room was reserved at creation.
+        st.sq.pending.push(Pending::Wqe(w))?;
+        st.sq.recount(qp.device().data());
+        state == QpState::Err
+    };
+    if !err {
+        // Already queued is fine: the run will see this WQE too.
+        defer(inner);
+    }
+    if err {
+        // Kernel consumers may post from atomic context. Only a flush needs the
+        // completion room, so the common post allocates nothing for it.
+        flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
+    }
+    Ok(())
+}
+
+pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
+    let inner = qp.data();
+    let err = {
+        let mut st = inner.state.lock();
+        if st.sq.ring.is_some() {
+            return Err(EINVAL);
+        }
+        let err = cur_state(&st) == QpState::Err;
+        let Some(rq) = st.rq.as_mut() else {
+            return Err(EINVAL);
+        };
+        if wr.sgl.len() > rq.max_sge as usize {
+            return Err(EINVAL);
+        }
+        let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
+        let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
+        wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
+        rq.ring.post(&buf[..n])?;
+        err
+    };
+    if err {
+        flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
+    }
+    Ok(())
+}
+

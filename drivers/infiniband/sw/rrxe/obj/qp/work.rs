@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! When a QP's engines run: its two work items, and its packets in flight.
+
+use super::QpInner;
+use kernel::{
+    sync::{rcu, Arc},
+    workqueue::{impl_has_work, WorkItem},
+};
+
+/// Makes `skb`, about to go to the stack, one of the QP's packets in flight.
+pub(crate) fn own_tx(inner: &Arc<QpInner>, skb: &mut kernel::net::skb::SkBuff) {
+    if skb.set_tx_owner(inner.clone()).is_ok() {
+        inner.tx.sent();
+    }
+}
+
+impl kernel::net::skb::TxOwner for QpInner {
+    fn tx_done(this: Arc<Self>) {
+        if this.tx.released() {
+            defer_owned(this);
+            return;
+        }
+        // The QP holds user rings whose memory must be freed in process context;
+        // a packet may be freed in the receive softirq with interrupts off. The
+        // last reference goes to the QP's work item, which finds the QP gone and
+        // drops it there.
+        if let Some(last) = Arc::into_unique_or_drop(this) {
+            defer_owned(Arc::from(last));
+        }
+    }
+}
+
+impl_has_work! {
+    impl HasWork<Self> for QpInner { self.send_work }
+    impl HasWork<Self, 1> for QpInner { self.recv_work }
+}
+
+/// Packets each engine sends per work item run. The run holds the RCU read lock
+/// (it finds the QP through it), and every packet sent may run the receive
+/// softirq in this context, which may send a whole run of another QP's packets.
+/// With the engines' usual 256 each, one read-side section lasted over 26 s under
+/// TCG with KASAN (an RCU stall report); a few packets per run keep it short,
+/// and the run queues itself again for the rest.
+const WORK_BUDGET: u32 = 16;
+
+impl WorkItem for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let guard = rcu::read_lock();
+        // The QP may be gone, and its number reused: only run for this very QP.
+        if let Some(qp) = this.dev.qp_rcu(this.qpn, &guard) {
+            if core::ptr::eq(&**qp.data(), &*this) {
+                crate::engine::recovery::expire(qp);
+                crate::engine::req::run_some(qp, WORK_BUDGET);
+                crate::engine::resp_tx::run_some(qp, WORK_BUDGET);
+            }
+        }
+    }
+}
+
+impl WorkItem<1> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let more = {
+            let guard = rcu::read_lock();
+            match this.dev.qp_rcu(this.qpn, &guard) {
+                // As `send_work`: only for this very QP. A destroyed QP's queued
+                // packets are freed with it.
+                Some(qp) if core::ptr::eq(&**qp.data(), &*this) => {
+                    crate::net::recv::run_queued(qp, WORK_BUDGET)
+                }
+                _ => false,
+            }
+        };
+        if more {
+            defer_receive(&this);
+        }
+    }
+}
+
+/// Has the QP's receive work item run its queued packets, on the unbound
+/// [`crate::work_queue`]: on a CPU other than the receiving one where one is free.
+pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
+    let _ = crate::work_queue().enqueue::<_, 1>(inner.clone());
+}
+
+/// Runs the QP's timers, requester and responder's sender later, from its work
+/// item. Already queued is fine: that run sees everything queued so far. The
+/// queue ([`crate::work_queue`]) is unbound, as rdma_rxe's: on a per-CPU queue
+/// every QP's work queued from one CPU ran there, one item after another, in
+/// that CPU's one worker, so eight busy QPs used one CPU while the other idled.
+pub(crate) fn defer(inner: &Arc<QpInner>) {
+    defer_owned(inner.clone());
+}
+
+/// [`defer`] with a reference of the caller's. If the work item is queued
+/// already, the reference is dropped here, and it was not the last one: the
+/// queued item holds another.
+fn defer_owned(inner: Arc<QpInner>) {
+    let _ = crate::work_queue().enqueue::<_, 0>(inner);
+}
