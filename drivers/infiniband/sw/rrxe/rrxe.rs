@@ -21,6 +21,7 @@ use kernel::{
     },
 };
 
+mod abi;
 mod engine;
 mod net;
 mod obj;
@@ -28,8 +29,9 @@ mod params;
 mod proto;
 mod proto_kunit;
 mod stats;
+mod verbs;
 
-use obj::device::{self, Rrxe};
+use obj::{device, Rrxe};
 
 module! {
     type: RrxeModule,
@@ -102,14 +104,14 @@ struct RrxeModule {
     link: Option<Pin<KBox<link::Registration<RrxeLink>>>>,
     _notifier: Pin<KBox<netdev::Notifier<NetdevEvents>>>,
     /// Releases a namespace's sockets when it dies; dropped after the devices.
-    _pernet: Pin<KBox<PernetRegistration<net::xmit::Pernet>>>,
+    _pernet: Pin<KBox<PernetRegistration<net::socket::Pernet>>>,
 }
 
 impl kernel::Module for RrxeModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // SAFETY: Called once, before the link type or notifier exist.
         unsafe { DEVICES.init() };
-        net::xmit::init();
+        net::socket::init();
         WORK_QUEUE.create(c"rrxe", WQ_UNBOUND | WQ_MEM_RECLAIM)?;
         let registered = (|| {
             let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
@@ -138,7 +140,7 @@ impl Drop for RrxeModule {
         // share the driver id), then stop listening to netdev events.
         self.link.take();
         rdma::DeviceList::<Rrxe>::unregister_all();
-        net::xmit::exit();
+        net::socket::exit();
         // The sockets went with the devices; receivers that were already running
         // (under RCU) must finish before the module's code goes away.
         kernel::sync::rcu::synchronize_rcu();

@@ -154,7 +154,10 @@ impl Stats {
         self.v[c as usize].fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn get(&self, i: usize) -> u64 {
-        self.v.get(i).map_or(0, |c| c.load(Ordering::Relaxed))
+    /// Reads the counters, in [`DESCS`] order, into `out`.
+    pub(crate) fn read_into(&self, out: &mut [u64]) {
+        for (o, c) in out.iter_mut().zip(self.v.iter()) {
+            *o = c.load(Ordering::Relaxed);
+        }
     }
 }

@@ -10,8 +10,15 @@
 //! error and the QP with it.
 
 use crate::{
-    obj::device::{PdId, Rrxe, RrxeDevice},
+    abi::{wc_status, wr_opcode as op},
+    engine::recovery,
+    engine::req,
+    obj::device::RrxeDevice,
     obj::mr::SgeCursor,
+    obj::pd::PdId,
+    obj::qp::{self, QpState_},
+    obj::wqe::{Pending, SendWqe},
+    obj::Rrxe,
     proto::{
         hdr::{NakCode, Syndrome},
         opcode,
@@ -20,18 +27,9 @@ use crate::{
         qp_state::QpState,
         read_ahead,
     },
-    obj::qp::{self, pending::Pending, QpState_},
-    engine::req,
     stats::Counter,
-    engine::recovery,
-    obj::wqe::{op, SendWqe},
 };
 use kernel::rdma::verbs::Qp;
-
-/// `IB_WC_*` statuses of remote errors.
-const WC_REM_INV_REQ_ERR: u32 = 9;
-const WC_REM_ACCESS_ERR: u32 = 10;
-const WC_REM_OP_ERR: u32 = 11;
 
 enum Action {
     /// WQEs up to this PSN are acknowledged.
@@ -71,7 +69,9 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let mut ahead = false;
     let action = {
         let mut st = inner.state.lock();
-        crate::engine::resp::from_peer(&st, ip)?;
+        if !st.from_peer(ip) {
+            return Err(Counter::RcvAddrMismatch);
+        }
         if !matches!(
             qp::cur_state(&st),
             QpState::Rts | QpState::Sqd | QpState::Sqe
@@ -121,12 +121,12 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                 if recovery::rnr_nak(inner, &mut st, code) {
                     Action::RnrWait(upto)
                 } else {
-                    Action::Fail(recovery::WC_RNR_RETRY_EXC_ERR)
+                    Action::Fail(wc_status::RNR_RETRY_EXC_ERR)
                 }
             }
-            Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(WC_REM_INV_REQ_ERR),
-            Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(WC_REM_ACCESS_ERR),
-            Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(WC_REM_OP_ERR),
+            Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(wc_status::REM_INV_REQ_ERR),
+            Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(wc_status::REM_ACCESS_ERR),
+            Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(wc_status::REM_OP_ERR),
         };
         match action {
             Action::Ack(p) => {
@@ -175,7 +175,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             // WQEs that ended before the NAKed PSN were delivered: they complete
             // first (rxe's check_psn), and only the NAKed one fails.
             qp::complete::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
-            if status == recovery::WC_RNR_RETRY_EXC_ERR {
+            if status == wc_status::RNR_RETRY_EXC_ERR {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
             }
@@ -270,7 +270,7 @@ fn in_answered_read(st: &QpState_, psn: u32) -> bool {
 }
 
 /// The sent WQE whose response is expected next (a READ, an atomic, a FLUSH or
-/// an ATOMIC WRITE: [`req::needs_response`]), and that response's PSN: the
+/// an ATOMIC WRITE: [`SendWqe::needs_response`]), and that response's PSN: the
 /// oldest one not answered, at the oldest unacknowledged PSN or, if only
 /// unacknowledged WQEs that need no response come before it, at its first PSN.
 /// Its response acknowledges those WQEs too: the responder executes requests
@@ -288,7 +288,7 @@ fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
         if psn_diff(w.last_psn, comp) < 0 {
             continue;
         }
-        if req::needs_response(w) {
+        if w.needs_response() {
             let at = if psn_diff(w.first_psn, comp) > 0 {
                 w.first_psn
             } else {
@@ -338,7 +338,7 @@ fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, C
 /// yet to send again; it skips them, as after such an ACK in [`receive`].
 fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(), Counter> {
     if !placed {
-        qp::complete::fail_front(qp, qp::complete::WC_LOC_PROT_ERR);
+        qp::complete::fail_front(qp, wc_status::LOC_PROT_ERR);
         return Err(Counter::RcvLocalAccessError);
     }
     qp::complete::complete_sent(qp, |w| req::answered_by(w, psn));
@@ -393,7 +393,9 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let dev = qp.device().data();
     let (placed, covered, ahead) = {
         let mut st = inner.state.lock();
-        crate::engine::resp::from_peer(&st, ip)?;
+        if !st.from_peer(ip) {
+            return Err(Counter::RcvAddrMismatch);
+        }
         recovery::peer_spoke(&mut st);
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
@@ -504,7 +506,7 @@ fn fits(st: &QpState_, w: &SendWqe, pkt: &Packet<'_>) -> bool {
 fn place(st: &QpState_, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
     let mtu = qp::path_mtu_bytes(st) as usize;
     let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
-    let mut c = SgeCursor::new(dev, pd_id, &w.sgl);
+    let mut c = SgeCursor::new(&dev.keys, pd_id, &w.sgl);
     c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok()
 }
 
@@ -564,13 +566,15 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
     let dev = qp.device().data();
     let (placed, ahead) = {
         let mut st = inner.state.lock();
-        crate::engine::resp::from_peer(&st, ip)?;
+        if !st.from_peer(ip) {
+            return Err(Counter::RcvAddrMismatch);
+        }
         recovery::peer_spoke(&mut st);
         let i = answered_wqe(&st, psn, false)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
         };
-        let ok = SgeCursor::new(dev, inner.pd_id, &w.sgl)
+        let ok = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl)
             .write(&orig.to_ne_bytes())
             .is_ok();
         acknowledge(&mut st, psn_add(psn, 1));

@@ -29,15 +29,19 @@
 //! the timer again, so an ACK only moves a deadline and never touches the timer.
 
 use crate::{
-    engine::comp,
-    obj::device::Rrxe,
+    engine::{comp, req},
+    obj::{
+        qp::{
+            self,
+            timers::{ack_timeout, ack_timeout_ns, reset_retries, Now, Timers},
+            QpInner, QpState_,
+        },
+        Rrxe,
+    },
     proto::{
         psn::{self, psn_add, psn_diff},
         qp_state::QpState,
-        response_time::ResponseTime,
     },
-    obj::qp::{self, QpInner, QpState_},
-    engine::req,
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
@@ -45,19 +49,10 @@ use kernel::{
     rdma::verbs::Qp,
     sync::{Arc, ArcBorrow},
     time::{
-        hrtimer::{
-            ArcHrTimerHandle, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
-            HrTimerRestart, RelativeMode,
-        },
-        Delta, Instant, Monotonic,
+        hrtimer::{HrTimerCallback, HrTimerCallbackContext, HrTimerPointer, HrTimerRestart},
+        Delta,
     },
 };
-
-type Now = Instant<Monotonic>;
-
-/// The shortest local ACK timeout used. Shorter codes (4 µs to 0.5 ms) would only
-/// resend packets whose ACK is on its way; rxe's jiffies timers have a floor too.
-const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 
 /// The shortest time packets sent without AckReq wait for a packet with it
 /// before the last one is sent again to ask ([`req::probe_tail`]); the wait is
@@ -85,140 +80,6 @@ const ACK_PUT_OFFS_MAX: u8 = 8;
 
 /// The `rnr_retry` value that never runs out (`retry_cnt` always does).
 const RNR_RETRY_FOREVER: u8 = 7;
-
-/// `IB_WC_*` statuses of exhausted retries.
-pub(crate) const WC_RETRY_EXC_ERR: u32 = 12;
-pub(crate) const WC_RNR_RETRY_EXC_ERR: u32 = 13;
-
-/// Timer state of a QP, under the QP lock.
-#[derive(Default)]
-pub(crate) struct Timers {
-    /// The armed timer; dropping the handle cancels it.
-    handle: Option<ArcHrTimerHandle<QpInner>>,
-    /// When the armed timer fires.
-    fires: Option<Now>,
-    /// When an ACK for the oldest outstanding packet is overdue.
-    ack_due: Option<Now>,
-    /// When the RNR wait ends; the requester sends nothing before.
-    rnr_until: Option<Now>,
-    /// When packets sent without AckReq, and none with it since, get a tail probe.
-    tail_due: Option<Now>,
-    /// When a full window that made no progress gets a window probe.
-    probe_due: Option<Now>,
-    /// The window probe was sent: no other until progress or a go-back-N
-    /// resend ([`window_full`]).
-    window_probed: bool,
-    /// Retries left (reset to the QP's counts whenever an ACK makes progress).
-    retry_left: u8,
-    rnr_left: u8,
-    /// A go-back-N resend is under way: further sequence NAKs (reordered packets
-    /// NAK each gap) do not start another until an ACK makes progress, as rxe's
-    /// `started_retry`. Without this, reordering makes every NAK resend a window.
-    retrying: bool,
-    /// Expiries of the ACK timeout put off in a row, with nothing heard in
-    /// between, because packets waited in the QP's receive queue.
-    ack_put_offs: u8,
-    /// The peer sent a packet ([`peer_spoke`]), or a packet was sent with
-    /// nothing outstanding, since the timer last fired. A resend does not count.
-    spoke: bool,
-    /// The peer has been silent at least since then: the time the timer fired
-    /// and found `spoke` (no clock read per packet).
-    silent_since: Option<Now>,
-    /// The QP is being destroyed: never arm again.
-    dead: bool,
-    /// How long requests wait for their first answer; it may stretch the ACK
-    /// timeout ([`ack_timeout`]).
-    response_time: ResponseTime,
-    /// The request being timed: its PSN and when it was sent ([`timed_send`]).
-    timed: Option<(u32, Now)>,
-    /// The last request packet sent that asked for an ACK: the PSN after the
-    /// PSNs it takes, and when it was sent ([`ack_not_due`]).
-    last_ack_req: Option<(u32, Now)>,
-    /// The requester's place (`sq.psn`) when an expiry of the ACK timeout was
-    /// last put off because no packet outstanding had asked for an ACK
-    /// ([`ack_not_due`]); cleared when something is heard.
-    unasked_at: Option<u32>,
-    /// A packet came from the peer since the ACK timeout last expired: an
-    /// expiry then backs the timeout off ([`ResponseTime::timed_out`]).
-    heard_since_expiry: bool,
-}
-
-impl Timers {
-    /// Whether the requester is waiting out an RNR NAK.
-    pub(crate) fn rnr_waiting(&self) -> bool {
-        self.rnr_until.is_some()
-    }
-
-    /// For `rdma resource show qp -dd`: retries and RNR retries left, whether
-    /// the ACK timeout runs for packets in flight (`in_flight`; the deadline
-    /// itself is dropped lazily, when the timer next fires) and whether a
-    /// go-back-N resend is under way.
-    pub(crate) fn details(&self, in_flight: bool) -> (u8, u8, bool, bool) {
-        (
-            self.retry_left,
-            self.rnr_left,
-            self.ack_due.is_some() && in_flight,
-            self.retrying,
-        )
-    }
-
-    /// Drops the deadlines (the QP went back to reset). The timer may still fire
-    /// once and then finds nothing to do. The answer times go too: the QP may be
-    /// connected anew, to another peer.
-    pub(crate) fn forget(&mut self) {
-        self.ack_due = None;
-        self.rnr_until = None;
-        self.tail_due = None;
-        self.window_probe_over();
-        self.response_time = ResponseTime::new();
-        self.timed = None;
-        self.last_ack_req = None;
-        self.heard_since_expiry = false;
-    }
-
-    /// The send PSNs were set anew (`SQ_PSN`): a request being timed is
-    /// forgotten, so that no PSN of the new sequence ends its timing, and so
-    /// is the last packet that asked for an ACK.
-    pub(crate) fn stop_timing(&mut self) {
-        self.timed = None;
-        self.last_ack_req = None;
-    }
-
-    /// The window probe starts over: none armed, none spent.
-    fn window_probe_over(&mut self) {
-        self.probe_due = None;
-        self.window_probed = false;
-    }
-}
-
-/// Resets the retry counts to the QP's attributes (after a modify, or progress).
-pub(crate) fn reset_retries(st: &mut QpState_) {
-    st.timers.retry_left = st.attr.retry_cnt;
-    st.timers.rnr_left = st.attr.rnr_retry;
-}
-
-/// The local ACK timeout in nanoseconds: the QP's `timeout`, at least
-/// [`MIN_ACK_TIMEOUT_NS`], stretched if answers are measured slower than it
-/// allows ([`crate::proto::response_time`]). `None` if the QP has none.
-fn ack_timeout_ns(st: &QpState_) -> Option<u64> {
-    let own = psn::retransmit_timeout_ns(st.attr.timeout)?.max(MIN_ACK_TIMEOUT_NS as u64);
-    Some(st.timers.response_time.ack_timeout_ns(own))
-}
-
-/// [`ack_timeout_ns`] as a [`Delta`].
-fn ack_timeout(st: &QpState_) -> Option<Delta> {
-    ack_timeout_ns(st).map(|ns| Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)))
-}
-
-/// For `rdma resource show qp -dd`: the ACK timeout now in microseconds (0 if
-/// the QP has none) and the smoothed answer time that may have stretched it.
-pub(crate) fn ack_timeout_details(st: &QpState_) -> (u32, u32) {
-    let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
-    (
-        ack_timeout_ns(st).map_or(0, us),
-        us(st.timers.response_time.smoothed_ns()),
-    )
-}
 
 /// How long an unsignaled tail waits for its probe: [`TAIL_PROBE_NS`] on a
 /// fast path, twice the smoothed answer time on a slower one, and at most half
@@ -471,17 +332,6 @@ pub(crate) fn rnr_nak(inner: &Arc<QpInner>, st: &mut QpState_, timer_code: u8) -
     true
 }
 
-/// Stops the timer for good; the QP is being destroyed.
-pub(crate) fn shut_down(inner: &Arc<QpInner>) {
-    let handle = {
-        let mut st = inner.state.lock();
-        st.timers.dead = true;
-        st.timers.fires = None;
-        st.timers.handle.take()
-    };
-    drop(handle);
-}
-
 impl HrTimerCallback for QpInner {
     type Pointer<'a> = Arc<QpInner>;
 
@@ -493,14 +343,8 @@ impl HrTimerCallback for QpInner {
     }
 }
 
-kernel::impl_has_hr_timer! {
-    impl HasHrTimer<Self> for QpInner {
-        mode: RelativeMode<Monotonic>, field: self.timer
-    }
-}
-
 /// An expired ACK timeout is put off by a whole timeout if packets wait in the
-/// QP's own receive queue ([`crate::net::recv::RxQueue`]): the answers may be among
+/// QP's own receive queue ([`crate::obj::qp::rx::RxQueue`]): the answers may be among
 /// them, still unread. Calling that a loss asked again for every outstanding
 /// READ while its responses queued; their second copies then overflowed the
 /// queue, and time-outs and resends fed each other until the test timed out
@@ -631,7 +475,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 arm(inner, &mut st.timers, now, next);
             } else if st.timers.retry_left == 0 && silent_long(&st.timers, now) {
                 st.timers.ack_due = None;
-                what = Expired::Fail(WC_RETRY_EXC_ERR);
+                what = Expired::Fail(crate::abi::wc_status::RETRY_EXC_ERR);
             } else {
                 st.timers.retry_left = st.timers.retry_left.saturating_sub(1);
                 // A peer heard from since the last expiry may only be slow:

@@ -12,11 +12,15 @@
 //! can take the locks of the receiving QP, and the ACK can take this one.
 
 use crate::{
+    abi::{qp_type as qpt, send_flags as flag, wc_status, wr_opcode as op, GSI_QKEY},
     engine::comp,
-    obj::device::Rrxe,
+    engine::recovery,
+    net::xmit::{self, Path, SendError},
     obj::mr::{self, SgeCursor},
     obj::mw,
-    net::xmit::{self, Path, SendError},
+    obj::qp::{self, QpState_},
+    obj::wqe::{Bad, Pending, SendWqe},
+    obj::Rrxe,
     params,
     proto::{
         hdr::{
@@ -29,10 +33,7 @@ use crate::{
         psn::{self, psn_add, psn_diff, PSN_MASK},
         qp_state::QpState,
     },
-    obj::qp::{self, pending::Pending, QpState_, GSI_QKEY},
     stats::Counter,
-    engine::recovery,
-    obj::wqe::{flag, op, qpt, Bad, SendWqe},
 };
 use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
 
@@ -94,7 +95,7 @@ fn step(qp: &Qp<Rrxe>) -> bool {
             }
             Next::FailHead => {
                 drop(st);
-                qp::complete::fail_front(qp, qp::complete::WC_LOC_QP_OP_ERR);
+                qp::complete::fail_front(qp, wc_status::LOC_QP_OP_ERR);
                 return false;
             }
             Next::Local(acked) => {
@@ -317,7 +318,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
                 .ok_or(SendError::Payload)?;
             payload.copy(src).map_err(|_| SendError::Payload)
         } else {
-            let mut c = SgeCursor::new(dev.data(), inner.pd_id, &w.sgl);
+            let mut c = SgeCursor::new(&dev.data().keys, inner.pd_id, &w.sgl);
             c.skip(off as usize).map_err(|_| SendError::Payload)?;
             c.read_into(n as usize, payload)
                 .map_err(|_| SendError::Payload)
@@ -414,14 +415,14 @@ fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
     match w.opcode {
         op::BIND_MW => {
             let a = w.bind.as_ref().ok_or(Bad::Bind)?;
-            mw::bind(dev, inner.qp_type, inner.serial, inner.pd_id, a)
+            mw::bind(&dev.keys, inner.qp_type, inner.serial, inner.pd_id, a)
         }
         op::REG_MR => {
             let r = w.reg.as_ref().ok_or(Bad::Register)?;
             mr::register_fast(&r.mr, inner.pd_id, r.key, r.access)
         }
-        _ if mw::is_mw_key(dev, w.ex) => mw::invalidate(dev, None, inner.pd_id, w.ex),
-        _ => mr::invalidate(dev, inner.pd_id, w.ex),
+        _ if mw::is_mw_key(&dev.keys, w.ex) => mw::invalidate(&dev.keys, None, inner.pd_id, w.ex),
+        _ => mr::invalidate(&dev.keys, inner.pd_id, w.ex),
     }
 }
 
@@ -648,7 +649,7 @@ fn oldest_place(st: &QpState_) -> Option<(u32, usize, u32)> {
             _ => Some(None),
         })
         .flatten()?;
-    if request_kind(w.opcode).is_none() || needs_response(w) {
+    if request_kind(w.opcode).is_none() || w.needs_response() {
         return None;
     }
     let (psn, off) = comp::resend_place(st, w);
@@ -704,25 +705,12 @@ fn refuse(st: &mut QpState_, idx: usize, wr_id: u64, why: Bad) -> Next {
 /// Whether `w`'s packets are all acknowledged by an ACK with PSN `ack_psn`. An
 /// RDMA READ or atomic is done only when its response arrived, not by an ACK.
 pub(crate) fn acked_by(w: &SendWqe, ack_psn: u32) -> bool {
-    !needs_response(w) && psn_diff(ack_psn, w.last_psn) >= 0
-}
-
-/// Whether `w` is answered by a response (READ responses, an atomic ACK, the
-/// READ response of a FLUSH or ATOMIC WRITE), not by an ACK.
-pub(crate) fn needs_response(w: &SendWqe) -> bool {
-    matches!(
-        w.opcode,
-        op::RDMA_READ
-            | op::ATOMIC_CMP_AND_SWP
-            | op::ATOMIC_FETCH_AND_ADD
-            | op::FLUSH
-            | op::ATOMIC_WRITE
-    )
+    !w.needs_response() && psn_diff(ack_psn, w.last_psn) >= 0
 }
 
 /// Whether the responses up to `psn` finish `w` (a READ) or pass it (others).
 /// A READ or atomic must also have had its own answer: responses to a later
 /// one never complete it.
 pub(crate) fn answered_by(w: &SendWqe, psn: u32) -> bool {
-    psn_diff(psn, w.last_psn) >= 0 && (w.answered || !needs_response(w))
+    psn_diff(psn, w.last_psn) >= 0 && (w.answered || !w.needs_response())
 }

@@ -8,10 +8,14 @@
 //! dropped, as on a real network.
 
 use crate::{
+    abi::{access, flush, qp_type as qpt, wc_flags, wc_opcode, wc_status, GSI_QKEY, MAX_MSG},
+    engine::resp_tx,
     obj::cq,
-    obj::device::Rrxe,
     obj::mr::{self, SgeCursor},
     obj::mw,
+    obj::qp::{self, InMessage, QpState_, RecvInProgress},
+    obj::wqe,
+    obj::Rrxe,
     proto::{
         answers::{Answer, KeptRead},
         hdr::{
@@ -24,42 +28,14 @@ use crate::{
         psn::{psn_add, psn_diff},
         qp_state::QpState,
     },
-    obj::qp::{self, InMessage, QpState_, RecvInProgress, GSI_QKEY},
-    engine::resp_tx,
     stats::Counter,
-    obj::wqe::{self, qpt},
 };
 use kernel::{
     prelude::*,
     rdma::verbs::{event, Qp, Wc},
 };
 
-/// `IB_WC_*` flags.
-const WC_GRH: u32 = 1;
-const WC_WITH_IMM: u32 = 1 << 1;
-const WC_WITH_NETWORK_HDR_TYPE: u32 = 1 << 6;
-/// The transport of an opcode (its top three bits).
-const TRANSPORT_RC: u8 = 0;
-const TRANSPORT_UC: u8 = 1;
-const TRANSPORT_UD: u8 = 3;
-
-/// Handles a checked packet addressed to `qp`.
-pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
-    // rxe's `pkey_match` against the only P_Key, 0xffff: for every packet,
-    // responses too, as rxe's `check_keys`.
-    if pkt.bth.pkey() & 0x7fff != 0x7fff {
-        return Err(Counter::RcvBadKey);
-    }
-    let transport = pkt.bth.opcode() >> 5;
-    match (qp.data().qp_type, transport) {
-        (qpt::UD | qpt::GSI, TRANSPORT_UD) => receive_datagram(qp, pkt, ip),
-        (qpt::RC, TRANSPORT_RC) if pkt.info.is_response() => crate::engine::comp::receive(qp, pkt, ip),
-        (qpt::RC, TRANSPORT_RC) | (qpt::UC, TRANSPORT_UC) => receive_connected(qp, pkt, ip),
-        _ => Err(Counter::RcvWrongTransport),
-    }
-}
-
-fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
+pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let deth = pkt.deth.ok_or(Counter::RcvMalformed)?;
     // rxe's `rxe_chk_dgid`: a datagram must be addressed to a GID of the device
     // or to a group. (A connected QP's packets must be addressed to its own GID:
@@ -99,11 +75,11 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
             }
             None => take_rq(&mut st).ok_or(Counter::RcvNoRecvWqe)?,
         };
-        let mut wc = qp::complete::wc(qp, wr_id, cq::WC_SUCCESS, qp::complete::WC_RECV);
+        let mut wc = qp::complete::wc(qp, wr_id, wc_status::SUCCESS, wc_opcode::RECV);
         let failed = match parsed {
             // A malformed receive WQE fails the QP, as a malformed send WQE does.
             Err(_) => {
-                wc.status = qp::complete::WC_LOC_QP_OP_ERR;
+                wc.status = wc_status::LOC_QP_OP_ERR;
                 true
             }
             Ok(w) => {
@@ -114,20 +90,20 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
                     }
                     // An SRQ's WQE is already taken: it completes with the error.
                     dev.stats.inc(Counter::RcvLengthError);
-                    wc.status = WC_LOC_LEN_ERR;
+                    wc.status = wc_status::LOC_LEN_ERR;
                     false
                 } else {
-                    let mut to = SgeCursor::new(dev, inner.pd_id, &w.sgl);
+                    let mut to = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl);
                     if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
                         dev.stats.inc(Counter::RcvLocalAccessError);
-                        wc.status = qp::complete::WC_LOC_PROT_ERR;
+                        wc.status = wc_status::LOC_PROT_ERR;
                         true
                     } else {
                         wc.byte_len = total as u32;
                         wc.src_qp = deth.src_qpn();
-                        wc.wc_flags = WC_GRH;
+                        wc.wc_flags = wc_flags::GRH;
                         if let Some(imm) = pkt.immdt {
-                            wc.wc_flags |= WC_WITH_IMM;
+                            wc.wc_flags |= wc_flags::WITH_IMM;
                             wc.ex = u32::from_ne_bytes(imm.raw());
                         }
                         wc.network_hdr_type = if ip.first().map(|b| b >> 4) == Some(6) {
@@ -137,7 +113,7 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
                         };
                         // Kernel consumers (the CM) build the reply's address from it.
                         if !qp.is_user() {
-                            wc.wc_flags |= WC_WITH_NETWORK_HDR_TYPE;
+                            wc.wc_flags |= wc_flags::WITH_NETWORK_HDR_TYPE;
                         }
                         false
                     }
@@ -164,18 +140,6 @@ fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Co
     Ok(())
 }
 
-/// `IB_WC_RECV_RDMA_WITH_IMM`, `IB_WC_WITH_INVALIDATE`, `IB_WC_LOC_LEN_ERR`.
-const WC_RECV_RDMA_WITH_IMM: u32 = qp::complete::WC_RECV | 1;
-const WC_WITH_INVALIDATE: u32 = 1 << 2;
-const WC_LOC_LEN_ERR: u32 = 1;
-const WC_REM_INV_REQ_ERR: u32 = 9;
-/// `IB_ACCESS_REMOTE_WRITE` and `_READ` in a QP's access flags.
-const QP_REMOTE_WRITE: u32 = 2;
-const QP_REMOTE_READ: u32 = 4;
-const QP_REMOTE_ATOMIC: u32 = 8;
-/// The largest message (`max_msg_sz`).
-const MAX_MSG: u32 = 1 << 31;
-
 /// How a connected request ends, besides the counter of a drop.
 #[derive(Default)]
 struct Outcome {
@@ -194,9 +158,8 @@ struct Outcome {
 
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
 /// to its own (checked under the QP's lock, which the caller holds anyway).
-pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
-    let av = &st.attr.ah_attr;
-    if ip::addressed(ip, &av.sgid, &av.dgid) {
+fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
+    if st.from_peer(ip) {
         Ok(())
     } else {
         Err(Counter::RcvAddrMismatch)
@@ -205,7 +168,7 @@ pub(crate) fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
 
 /// RC and UC requests: PSN and opcode sequence checks, receive buffers (RQ or SRQ),
 /// WRITE placement with rkey checks, completions, and RC's ACKs and NAKs.
-fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
+pub(super) fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     let mut out = Outcome::default();
     let (r, answered, pushed) = {
         let mut st = qp.data().state.lock();
@@ -363,7 +326,7 @@ fn connected_locked(
                 left.is_some_and(|l| l > 0)
             })
     };
-    let allowed = kind == InMessage::Send || st.attr.qp_access_flags & QP_REMOTE_WRITE != 0;
+    let allowed = kind == InMessage::Send || st.attr.qp_access_flags & access::REMOTE_WRITE != 0;
     if !in_seq || !len_ok || !write_len_ok || !allowed {
         if !rc {
             if !in_seq {
@@ -417,17 +380,17 @@ fn connected_locked(
                 return Err(Counter::RcvNoRecvWqe);
             };
             match rp.wqe.as_ref() {
-                Err(_) => Err(qp::complete::WC_LOC_QP_OP_ERR),
+                Err(_) => Err(wc_status::LOC_QP_OP_ERR),
                 Ok(w) => {
-                    let mut c = SgeCursor::at(dev, inner.pd_id, &w.sgl, rp.sge);
+                    let mut c = SgeCursor::at(&dev.keys, inner.pd_id, &w.sgl, rp.sge);
                     match c.write(pkt.payload) {
                         Ok(()) => {
                             rp.sge = c.position();
                             rp.written += len as u32;
                             Ok(())
                         }
-                        Err(e) if e == ENOSPC => Err(WC_LOC_LEN_ERR),
-                        Err(_) => Err(qp::complete::WC_LOC_PROT_ERR),
+                        Err(e) if e == ENOSPC => Err(wc_status::LOC_LEN_ERR),
+                        Err(_) => Err(wc_status::LOC_PROT_ERR),
                     }
                 }
             }
@@ -446,11 +409,11 @@ fn connected_locked(
         let ok = len as u32 <= resid
             && (len == 0
                 || mr::lookup_remote(
-                    dev,
+                    &dev.keys,
                     inner.serial,
                     inner.pd_id,
                     rkey,
-                    mr::access::REMOTE_WRITE,
+                    access::REMOTE_WRITE,
                     va,
                     resid,
                 )
@@ -475,13 +438,13 @@ fn connected_locked(
     // other MR is an error.
     if let Some(ieth) = pkt.ieth.filter(|_| end) {
         let rkey = ieth.fields().rkey;
-        let done = if mw::is_mw_key(dev, rkey) {
-            mw::invalidate(dev, Some(inner.serial), inner.pd_id, rkey)
+        let done = if mw::is_mw_key(&dev.keys, rkey) {
+            mw::invalidate(&dev.keys, Some(inner.serial), inner.pd_id, rkey)
         } else {
-            mr::invalidate(dev, inner.pd_id, rkey)
+            mr::invalidate(&dev.keys, inner.pd_id, rkey)
         };
         if done.is_err() {
-            fail_recv(qp, st, out, psn, WC_REM_INV_REQ_ERR);
+            fail_recv(qp, st, out, psn, wc_status::REM_INV_REQ_ERR);
             return Err(Counter::RcvBadKey);
         }
     }
@@ -493,22 +456,22 @@ fn connected_locked(
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
         if needs_recv {
             let written = st.resp.recv.as_ref().map_or(0, |r| r.written);
-            let mut flags = WC_GRH;
+            let mut flags = wc_flags::GRH;
             let mut ex = 0;
             if let Some(imm) = pkt.immdt {
-                flags |= WC_WITH_IMM;
+                flags |= wc_flags::WITH_IMM;
                 ex = u32::from_ne_bytes(imm.raw());
             }
             if let Some(ieth) = pkt.ieth {
-                flags |= WC_WITH_INVALIDATE;
+                flags |= wc_flags::WITH_INVALIDATE;
                 ex = ieth.fields().rkey;
             }
             let (opcode, byte_len) = if kind == InMessage::Write {
-                (WC_RECV_RDMA_WITH_IMM, st.resp.write_len)
+                (wc_opcode::RECV_RDMA_WITH_IMM, st.resp.write_len)
             } else {
-                (qp::complete::WC_RECV, written)
+                (wc_opcode::RECV, written)
             };
-            finish_recv(qp, st, out, cq::WC_SUCCESS, byte_len);
+            finish_recv(qp, st, out, wc_status::SUCCESS, byte_len);
             if let Some(wc) = out.wc.as_mut() {
                 wc.opcode = opcode;
                 wc.wc_flags = flags;
@@ -556,7 +519,7 @@ fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, status: u32,
             let _ = rq.ring.consume();
         }
     }
-    let mut wc = qp::complete::wc(qp, rp.wr_id, status, qp::complete::WC_RECV);
+    let mut wc = qp::complete::wc(qp, rp.wr_id, status, wc_opcode::RECV);
     wc.byte_len = byte_len;
     out.wc = Some(wc);
 }
@@ -605,7 +568,7 @@ fn read_request(
     // Refusing it failed the QP of a requester that asked again for a READ
     // while its next WRITE was half received (the loss test's mixed phase).
     if (st.resp.in_msg.is_some() && !duplicate)
-        || st.attr.qp_access_flags & QP_REMOTE_READ == 0
+        || st.attr.qp_access_flags & access::REMOTE_READ == 0
         || st.attr.max_dest_rd_atomic == 0
         || len > MAX_MSG
     {
@@ -616,11 +579,11 @@ fn read_request(
     }
     if len > 0
         && mr::lookup_remote(
-            dev,
+            &dev.keys,
             inner.serial,
             inner.pd_id,
             rkey,
-            mr::access::REMOTE_READ,
+            access::REMOTE_READ,
             va,
             len,
         )
@@ -669,7 +632,7 @@ fn atomic_request(
     }
     let (va, rkey) = (a.va(), a.rkey());
     if st.resp.in_msg.is_some()
-        || st.attr.qp_access_flags & QP_REMOTE_ATOMIC == 0
+        || st.attr.qp_access_flags & access::REMOTE_ATOMIC == 0
         || st.attr.max_dest_rd_atomic == 0
         || va & 7 != 0
     {
@@ -679,11 +642,11 @@ fn atomic_request(
         return Err(Counter::RcvMalformed);
     }
     let Some(mr) = mr::lookup_remote(
-        dev,
+        &dev.keys,
         inner.serial,
         inner.pd_id,
         rkey,
-        mr::access::REMOTE_ATOMIC,
+        access::REMOTE_ATOMIC,
         va,
         8,
     ) else {
@@ -718,11 +681,6 @@ fn atomic_request(
     Ok(())
 }
 
-/// `IB_FLUSH_*` placement types and the `IB_FLUSH_MR` selectivity level.
-const FLUSH_GLOBAL: u32 = 1;
-const FLUSH_PERSISTENT: u32 = 2;
-const FLUSH_LEVEL_MR: u32 = 1;
-
 /// A FLUSH or an ATOMIC WRITE (IBA 1.5, RC). Both are answered like a READ of no
 /// data, by one READ response ONLY, and a duplicate is answered again without
 /// executing again (oA19-14, oA19-15).
@@ -755,16 +713,16 @@ fn flush_or_atomic_write(
         Some(feth) => {
             let kind = feth.plt();
             let mut need = 0;
-            if kind & FLUSH_GLOBAL != 0 {
-                need |= mr::access::FLUSH_GLOBAL;
+            if kind & flush::GLOBAL != 0 {
+                need |= access::FLUSH_GLOBAL;
             }
-            if kind & FLUSH_PERSISTENT != 0 {
-                need |= mr::access::FLUSH_PERSISTENT;
+            if kind & flush::PERSISTENT != 0 {
+                need |= access::FLUSH_PERSISTENT;
             }
             // Flushing the whole MR: no range.
-            (need, (feth.sel() != FLUSH_LEVEL_MR).then_some(len))
+            (need, (feth.sel() != flush::LEVEL_MR).then_some(len))
         }
-        None => (mr::access::REMOTE_WRITE, Some(8)),
+        None => (access::REMOTE_WRITE, Some(8)),
     };
     let atomic_write = pkt.feth.is_none();
     let malformed = atomic_write && (va & 7 != 0 || len != 8 || pkt.payload.len() != 8);
@@ -779,8 +737,8 @@ fn flush_or_atomic_write(
         return Err(Counter::RcvMalformed);
     }
     let found = match range {
-        Some(n) => mr::lookup_remote(dev, inner.serial, inner.pd_id, rkey, need, va, n),
-        None => mr::lookup_remote_whole(dev, inner.serial, inner.pd_id, rkey, need, va),
+        Some(n) => mr::lookup_remote(&dev.keys, inner.serial, inner.pd_id, rkey, need, va, n),
+        None => mr::lookup_remote_whole(&dev.keys, inner.serial, inner.pd_id, rkey, need, va),
     };
     let Some(mr) = found else {
         dev.stats.inc(Counter::SentNakAccess);

@@ -17,45 +17,29 @@
 //! counted, and the requester's retry recovers it, as from a lost packet.
 
 use crate::{
-    obj::device::Rrxe,
-    obj::mr, net::xmit,
+    net::xmit,
     net::xmit::Path,
-    params,
+    obj::mr,
+    obj::qp,
+    obj::Rrxe,
     proto::{
-        answers::{Answer, AnswerRing},
+        answers::Answer,
         hdr::{AethFields, AtomicAckEthFields, BthFields, BTH_DEF_PKEY},
         ip,
         packet::HeaderFields,
     },
-    obj::qp,
     stats::Counter,
 };
-use kernel::{prelude::*, rdma::verbs::Qp};
-
-/// The queue of an RC QP's responder.
-pub(crate) type TxQueue = AnswerRing<KVec<Answer>>;
-
-/// Answers an RC QP can hold unsent: all the READs and atomics of a requester
-/// at the limit, and 64 ACKs and NAKs between them (adjacent ACKs merge). At 40
-/// bytes an answer, the ring fits an 8 KiB allocation.
-pub(crate) const CAPACITY: usize = params::MAX_QP_RD_ATOM as usize + 64;
-const _: () = assert!(core::mem::size_of::<Answer>() * CAPACITY <= 8192);
+use kernel::rdma::verbs::Qp;
 
 /// Packets one run sends before it hands over to the QP's work item, so one busy
 /// QP's READs do not keep a CPU's softirq.
 const RUN_BUDGET: u32 = 256;
 
-/// A queue with room for `capacity` answers (0 for QPs that never answer).
-pub(crate) fn new_queue(capacity: usize) -> Result<TxQueue> {
-    let mut v = KVec::with_capacity(capacity, GFP_KERNEL)?;
-    v.resize(capacity, Answer::default(), GFP_KERNEL)?;
-    Ok(AnswerRing::new(v))
-}
-
 /// Queues an answer of `qp`'s responder (under its lock); [`run`] sends it. The
 /// answer to a `repeated_read` request replaces the queued answer of the same
 /// READ.
-pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut TxQueue, a: Answer, repeated_read: bool) {
+pub(crate) fn queue(qp: &Qp<Rrxe>, tx: &mut qp::Answers, a: Answer, repeated_read: bool) {
     let queued = if repeated_read {
         tx.push_repeated_read(a)
     } else {
@@ -74,7 +58,7 @@ pub(crate) fn run(qp: &Qp<Rrxe>) {
 /// As [`run`], handing over to the QP's work item after `budget` packets.
 pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
-    if inner.qp_type != crate::obj::wqe::qpt::RC {
+    if inner.qp_type != crate::abi::qp_type::RC {
         return;
     }
     inner
@@ -128,11 +112,11 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
         // Looked up again for every packet, so a deregistration in between
         // stops the transfer instead of reading freed pages.
         mr::lookup_remote(
-            dev.data(),
+            &dev.data().keys,
             inner.serial,
             inner.pd_id,
             p.rkey,
-            mr::access::REMOTE_READ,
+            crate::abi::access::REMOTE_READ,
             p.va,
             n,
         )

@@ -1,141 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The receive path: checks a packet from the wire and hands it to its QP.
+//! The receive path: checks a packet from the wire and hands it to its QP
+//! ([`crate::engine::receive`]), now or from the QP's receive work item.
 //!
 //! Runs in softirq context for packets from the 4791 sockets, and in the sender's
 //! context for loopback. Every packet that is not delivered is dropped and counted
 //! under its reason ([`crate::stats`]).
 
 use crate::{
-    obj::device::Rrxe,
+    engine,
     net::xmit::{KernelCrc, MIN_PACKET},
+    obj::{
+        mcast::MAX_QPS_PER_GROUP,
+        qp::{self, work::WORK_BUDGET, QpInner},
+        Rrxe,
+    },
     proto::{
         hdr::MULTICAST_QPN,
         icrc::{self, NetHdr},
+        ip,
         packet::{self, Packet},
     },
-    obj::qp::{self, QpInner},
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
 use kernel::{
-    net::skb::SkBuff,
+    net::{skb::SkBuff, udp_tunnel::EncapReceiver},
     prelude::*,
     rdma::{self, verbs::Qp},
     sync::{rcu, Arc},
-    workqueue::worker::current_is_worker,
+    workqueue::{worker::current_is_worker, WorkItem},
 };
 
-/// Packets a QP may hold for its receive work item. Its storage grows on
-/// demand, in the softirq (`GFP_ATOMIC`), so a QP that never queues allocates
-/// nothing. A full queue means the work item fell far behind: the packet is
-/// dropped (`rcv_queue_full`) and the sender's retry recovers it, as from a
-/// loss. With 256, a 1 MiB READ at MTU 4096 under the loss test's netem
-/// overflowed it on every burst (a quarter of the responses dropped), and each
-/// drop cost a resend of the rest of the READ.
-const RX_QUEUE_MAX: usize = 4096;
-
-/// The first storage a queue gets; it doubles from there.
-const RX_QUEUE_FIRST: usize = 64;
-
-/// A QP's received packets that wait for its receive work item, oldest first.
-///
-/// Received packets are processed in the receive softirq, on the CPU that got
-/// them; on a veth or loopback path that is the sender's CPU. For a READ posted
-/// from a user's system call that is the user's CPU: it runs the responder,
-/// which builds the responses, and then places their data at the requester, so
-/// one CPU copies every byte twice while another idles. So READ response data
-/// (the first and middle responses of a multi-packet READ) goes to the
-/// requester QP's work item on an unbound queue, which another CPU runs, and
-/// the packets behind it follow it there, so none overtakes another.
-///
-/// Not if it is received in a work queue's worker (mostly a requester handed
-/// off by the doorbell, whose transmit ran the softirq): that is off the user's
-/// CPU already, the user's process keeps the other one busy, and queueing it
-/// again only added a wake-up and a CPU switch. It is processed at once unless
-/// packets are queued ahead of it. Everything else is processed at once too: a
-/// ping-pong never waits for a worker to wake. (Queueing the parts of every
-/// multi-packet message, or every response, was measured too: WRITE, SEND and
-/// latency lost; see Documentation/design.rst.)
-///
-/// A queued skb's route may be a reference valid only in the softirq; nothing
-/// here reads it, and freeing the skb does not release such a route.
-pub(crate) struct RxQueue {
-    /// A ring: `len` packets from `head`, wrapping.
-    slots: KVec<Option<SkBuff>>,
-    head: usize,
-    len: usize,
+/// What the port-4791 sockets receive, and what loopback sends
+/// ([`crate::net::xmit::xmit`]), comes here.
+impl EncapReceiver for Rrxe {
+    fn receive(skb: SkBuff) {
+        receive(skb);
+    }
 }
 
-impl RxQueue {
-    pub(crate) fn new() -> Self {
-        Self {
-            slots: KVec::new(),
-            head: 0,
-            len: 0,
-        }
-    }
+/// The QP's receive work item: processes the packets queued for it
+/// ([`qp::rx::RxQueue`]), a budget at a time.
+impl WorkItem<1> for QpInner {
+    type Pointer = Arc<QpInner>;
 
-    /// Doubles the storage (up to [`RX_QUEUE_MAX`]), keeping the order. False if
-    /// it is at the maximum or there is no memory.
-    fn grow(&mut self) -> bool {
-        let cap = self.slots.len();
-        let new_cap = (cap * 2).clamp(RX_QUEUE_FIRST, RX_QUEUE_MAX);
-        if new_cap <= cap {
-            return false;
-        }
-        let Ok(mut slots) = KVec::with_capacity(new_cap, GFP_ATOMIC) else {
-            return false;
+    fn run(this: Arc<QpInner>) {
+        let more = {
+            let guard = rcu::read_lock();
+            // A destroyed QP's queued packets are freed with it.
+            this.live(&guard)
+                .is_some_and(|qp| run_queued(qp, WORK_BUDGET))
         };
-        while let Some(skb) = self.pop() {
-            // Cannot fail: the capacity is reserved.
-            let _ = slots.push(Some(skb), GFP_ATOMIC);
+        if more {
+            qp::work::defer_receive(&this);
         }
-        let len = slots.len();
-        while slots.len() < new_cap {
-            let _ = slots.push(None, GFP_ATOMIC);
-        }
-        self.slots = slots;
-        self.head = 0;
-        self.len = len;
-        true
-    }
-
-    /// Packets queued.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    fn push(&mut self, skb: SkBuff) -> Result<(), SkBuff> {
-        if self.len >= self.slots.len() && !self.grow() {
-            return Err(skb);
-        }
-        // No `%`: the slots are never 0 here, but the compiler cannot tell.
-        let mut i = self.head + self.len;
-        if i >= self.slots.len() {
-            i -= self.slots.len();
-        }
-        match self.slots.get_mut(i) {
-            Some(slot) => {
-                *slot = Some(skb);
-                self.len += 1;
-                Ok(())
-            }
-            None => Err(skb),
-        }
-    }
-
-    fn pop(&mut self) -> Option<SkBuff> {
-        if self.len == 0 {
-            return None;
-        }
-        let skb = self.slots.get_mut(self.head).and_then(Option::take);
-        self.head += 1;
-        if self.head >= self.slots.len() {
-            self.head = 0;
-        }
-        self.len -= 1;
-        skb
     }
 }
 
@@ -192,14 +111,14 @@ fn parse(skb: &SkBuff) -> Result<Parsed<'_>, Counter> {
     })
 }
 
-/// Processes the packet now or queues it for its QP's work item ([`RxQueue`]).
+/// Processes the packet now or queues it for its QP's work item ([`qp::rx::RxQueue`]).
 fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     skb.linearize().map_err(|_| Counter::RcvMalformed)?;
     let p = parse(&skb)?;
     let qpn = p.pkt.bth.dest_qpn();
     if qpn == MULTICAST_QPN {
         p.verify_icrc()?;
-        crate::obj::mcast::deliver(dev, &p.pkt, p.ip)?;
+        deliver_to_group(dev, &p.pkt, p.ip)?;
         skb.consume();
         return Ok(());
     }
@@ -234,14 +153,14 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
         };
     }
     p.verify_icrc()?;
-    crate::engine::resp::receive(qp, &p.pkt, p.ip)?;
+    engine::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
     Ok(())
 }
 
 /// Processes up to `budget` of `qp`'s queued packets, in order. Returns whether
 /// more wait, for which the caller queues the work item again.
-pub(crate) fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
+fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
     let inner: &Arc<QpInner> = qp.data();
     let stats = &qp.device().data().stats;
     for _ in 0..budget {
@@ -266,5 +185,30 @@ pub(crate) fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
 fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
     let p = parse(skb)?;
     p.verify_icrc()?;
-    crate::engine::resp::receive(qp, &p.pkt, p.ip)
+    engine::receive(qp, &p.pkt, p.ip)
+}
+
+/// Hands a packet to destination QPN 0xFFFFFF to every QP attached to the
+/// group its destination IP address names.
+fn deliver_to_group(dev: &rdma::Device<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
+    let gid = ip::dest_gid(ip).ok_or(Counter::RcvMalformed)?;
+    let mut qpns = [0u32; MAX_QPS_PER_GROUP];
+    let n = dev
+        .data()
+        .mcast
+        .members(&gid, &mut qpns)
+        .ok_or(Counter::RcvUnknownQp)?;
+    let stats = &dev.data().stats;
+    let guard = rcu::read_lock();
+    for &qpn in &qpns[..n] {
+        match dev.qp_rcu(qpn, &guard) {
+            Some(qp) => {
+                if let Err(c) = engine::receive(qp, pkt, ip) {
+                    stats.inc(c);
+                }
+            }
+            None => stats.inc(Counter::RcvUnknownQp),
+        }
+    }
+    Ok(())
 }

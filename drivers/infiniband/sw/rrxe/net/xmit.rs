@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! RoCE v2 over UDP: the per-namespace port-4791 sockets that receive, and the
-//! building and sending of packets.
-//!
-//! Each network namespace with an rrxe device has one IPv4 and one IPv6-only tunnel
-//! socket on port 4791, shared by its devices and released with the last of them
-//! or with the namespace. rdma_rxe may own 4791 in another namespace; in the same
-//! namespace the second driver's device fails to bind (`EADDRINUSE`).
+//! Building and sending RoCE v2 packets.
 //!
 //! Sending does not go through a socket: rrxe builds the IP and UDP headers itself,
 //! because the ICRC covers the IPv4 ID, which the tunnel helpers pick only as they
 //! send. The packet then leaves through `ip_local_out`, as rxe's do.
 
 use crate::{
-    obj::device::Rrxe,
+    abi,
+    obj::{qp::QpInner, Rrxe},
     proto::{
         icrc::{self, Crc32, NetHdr},
         ip,
@@ -24,21 +19,19 @@ use crate::{
 use kernel::{
     fill::Filler,
     net::{
-        namespace::{Namespace, PernetHandler},
         route,
         skb::{self, SkBuff},
-        udp_tunnel::{EncapReceiver, Family, TunnelSocket},
+        udp_tunnel::EncapReceiver,
     },
     prelude::*,
     rdma::{self, verbs::AhAttr},
+    sync::Arc,
 };
 
 /// `ETH_P_IP`, `ETH_P_IPV6`, `ETH_HLEN`.
 const ETH_P_IP: u16 = 0x0800;
 const ETH_P_IPV6: u16 = 0x86dd;
 const ETH_HLEN: u32 = 14;
-/// `RDMA_NETWORK_IPV6`.
-const NETWORK_IPV6: u32 = 3;
 
 /// The kernel's (accelerated) CRC-32 for the ICRC.
 pub(crate) struct KernelCrc;
@@ -46,127 +39,6 @@ pub(crate) struct KernelCrc;
 impl Crc32 for KernelCrc {
     fn update(&self, crc: u32, data: &[u8]) -> u32 {
         kernel::crc32::crc32_le(crc, data)
-    }
-}
-
-/// Receives the packets of the 4791 sockets.
-pub(crate) struct Receiver;
-
-impl EncapReceiver for Receiver {
-    fn receive(skb: SkBuff) {
-        crate::net::recv::receive(skb);
-    }
-}
-
-struct NsSockets {
-    /// The namespace's address, valid while the entry exists: the pernet exit hook
-    /// removes the entry before the namespace is freed.
-    key: usize,
-    /// Tells this namespace's entry from a later one at the same address.
-    generation: u64,
-    users: u32,
-    _v4: TunnelSocket<Receiver>,
-    _v6: Option<TunnelSocket<Receiver>>,
-}
-
-struct SocketTable {
-    entries: KVec<NsSockets>,
-    next_generation: u64,
-}
-
-kernel::sync::global_lock! {
-    // SAFETY: Initialised in `init` before any device can exist.
-    unsafe(uninit) static SOCKETS: Mutex<SocketTable> = SocketTable {
-        entries: KVec::new(),
-        next_generation: 1,
-    };
-}
-
-/// Prepares the socket table; called once at module load.
-pub(crate) fn init() {
-    // SAFETY: Called once, before the link type and the pernet hook exist.
-    unsafe { SOCKETS.init() };
-}
-
-/// Frees the table's memory at module unload, when every device (and so every
-/// share) is gone: the static itself is never dropped.
-pub(crate) fn exit() {
-    let mut t = SOCKETS.lock();
-    t.entries = KVec::new();
-}
-
-/// A device's share of its namespace's sockets; the last share releases them.
-pub(crate) struct SocketUse {
-    key: usize,
-    generation: u64,
-}
-
-impl SocketUse {
-    /// Takes a share of `net`'s sockets, creating them for the first device.
-    pub(crate) fn get(net: &Namespace) -> Result<Self> {
-        let mut t = SOCKETS.lock();
-        if let Some(e) = t.entries.iter_mut().find(|e| e.key == net.key()) {
-            e.users += 1;
-            return Ok(Self {
-                key: e.key,
-                generation: e.generation,
-            });
-        }
-        let v4 = TunnelSocket::new(net, Family::V4, ip::ROCE_V2_PORT)?;
-        // A kernel without IPv6 in this namespace still gets IPv4.
-        let v6 = match TunnelSocket::new(net, Family::V6, ip::ROCE_V2_PORT) {
-            Ok(s) => Some(s),
-            Err(e) if e == EAFNOSUPPORT => None,
-            Err(e) => return Err(e),
-        };
-        let generation = t.next_generation;
-        t.next_generation += 1;
-        t.entries.push(
-            NsSockets {
-                key: net.key(),
-                generation,
-                users: 1,
-                _v4: v4,
-                _v6: v6,
-            },
-            GFP_KERNEL,
-        )?;
-        Ok(Self {
-            key: net.key(),
-            generation,
-        })
-    }
-}
-
-impl Drop for SocketUse {
-    fn drop(&mut self) {
-        let mut t = SOCKETS.lock();
-        let Some(i) = t
-            .entries
-            .iter()
-            .position(|e| e.key == self.key && e.generation == self.generation)
-        else {
-            // The namespace went first and took its sockets with it.
-            return;
-        };
-        t.entries[i].users -= 1;
-        if t.entries[i].users == 0 {
-            // Released under the lock, in process context (device teardown).
-            let (key, generation) = (self.key, self.generation);
-            t.entries
-                .retain(|e| !(e.key == key && e.generation == generation));
-        }
-    }
-}
-
-/// Releases a dying namespace's sockets even if a device there is still being
-/// unregistered: a kernel socket does not keep its namespace alive.
-pub(crate) struct Pernet;
-
-impl PernetHandler for Pernet {
-    fn exit(net: &Namespace) {
-        let mut t = SOCKETS.lock();
-        t.entries.retain(|e| e.key != net.key());
     }
 }
 
@@ -184,7 +56,7 @@ pub(crate) struct Path {
 impl Path {
     /// The path of a RoCE v2 address vector.
     pub(crate) fn from_av(av: &AhAttr) -> Result<Self> {
-        let v6 = av.network_type == NETWORK_IPV6;
+        let v6 = av.network_type == abi::network::IPV6;
         let v4_gids = ip::gid_is_v4_mapped(&av.sgid) && ip::gid_is_v4_mapped(&av.dgid);
         if v6 == v4_gids {
             return Err(EINVAL);
@@ -205,29 +77,6 @@ impl Path {
         } else {
             icrc::IPV4_HDR_BYTES
         }
-    }
-}
-
-/// A QP's route, for the one path it was looked up for: connected QPs send
-/// along one path, and a datagram QP often does too. rdma_rxe keeps an RC QP's
-/// route in its socket the same way.
-#[derive(Default)]
-pub(crate) struct RouteCache(Option<([u8; 16], [u8; 16], route::CachedDst)>);
-
-impl RouteCache {
-    /// The kept route for `path`, if it still holds.
-    fn get(&self, path: &Path) -> Option<route::Dst> {
-        match &self.0 {
-            Some((s, d, dst)) if *s == path.saddr && *d == path.daddr => dst.get(),
-            _ => None,
-        }
-    }
-
-    /// Keeps `dst` for `path`; returns the route it replaces, to be released
-    /// after the lock.
-    fn set(&mut self, path: &Path, dst: &route::Dst) -> Self {
-        let new = Some((path.saddr, path.daddr, route::CachedDst::new(dst)));
-        Self(core::mem::replace(&mut self.0, new))
     }
 }
 
@@ -330,7 +179,7 @@ pub(crate) fn build(
 /// (rxe's loopback), which takes them.
 pub(crate) fn xmit(
     dev: &rdma::Device<Rrxe>,
-    qp: &crate::obj::qp::RrxeQp,
+    qp: &Arc<QpInner>,
     path: &Path,
     mut skb: SkBuff,
 ) -> Result {
@@ -340,10 +189,11 @@ pub(crate) fn xmit(
     if ndev.hw_addr() == Some(path.dmac) {
         skb.pull(path.ip_len() as u32)?;
         stats.inc(crate::stats::Counter::SentPackets);
-        crate::net::recv::receive(skb);
+        // As if it came from the wire, to the sockets' receiver.
+        <Rrxe as EncapReceiver>::receive(skb);
         return Ok(());
     }
-    let cached = qp.route.lock().get(path);
+    let cached = qp.route.lock().get(&path.saddr, &path.daddr);
     let dst = match cached {
         Some(d) => Ok(d),
         None => {
@@ -355,7 +205,7 @@ pub(crate) fn xmit(
             };
             if let Ok(d) = &d {
                 // The route replaced is released here, not under the lock.
-                let _old = qp.route.lock().set(path, d);
+                let _old = qp.route.lock().set(&path.saddr, &path.daddr, d);
             }
             d
         }
@@ -386,7 +236,7 @@ pub(crate) fn xmit(
 /// [`build`] and [`xmit`] in one.
 pub(crate) fn send(
     dev: &rdma::Device<Rrxe>,
-    qp: &crate::obj::qp::RrxeQp,
+    qp: &Arc<QpInner>,
     path: &Path,
     sport: u16,
     f: &HeaderFields,

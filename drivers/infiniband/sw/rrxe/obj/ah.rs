@@ -4,7 +4,10 @@
 //! UD send WQEs; the driver looks the number up and never reads the address vector
 //! from the ring, so user space cannot choose its own source address.
 
-use crate::obj::device::{PdId, Rrxe, RrxeDevice};
+use crate::{
+    abi::network,
+    obj::{pd::PdId, pool::Pool, Rrxe},
+};
 use kernel::{
     prelude::*,
     rdma::{
@@ -14,18 +17,12 @@ use kernel::{
     sync::Arc,
 };
 
-/// `RDMA_NETWORK_IPV4` and `RDMA_NETWORK_IPV6`: RoCE v2 source GIDs.
-const NETWORK_IPV4: u32 = 2;
-const NETWORK_IPV6: u32 = 3;
-
 /// The driver's AH.
 pub(crate) struct AhInner {
     pub(crate) num: u32,
     pub(crate) pd_id: PdId,
     pub(crate) attr: AhAttr,
 }
-
-pub(crate) type RrxeAh = Arc<AhInner>;
 
 /// `struct rxe_create_ah_resp`.
 #[repr(C)]
@@ -37,18 +34,18 @@ struct CreateAhResp {
 unsafe impl kernel::transmute::AsBytes for CreateAhResp {}
 
 pub(crate) fn create(
-    dev: &RrxeDevice,
+    ahs: &Pool<AhInner>,
     pd: &Pd<Rrxe>,
     attr: &AhAttr,
     sleepable: bool,
     udata: Option<&UData>,
-) -> Result<RrxeAh> {
+) -> Result<Arc<AhInner>> {
     let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
-    if attr.port_num != 1 || !matches!(attr.network_type, NETWORK_IPV4 | NETWORK_IPV6) {
+    if attr.port_num != 1 || !matches!(attr.network_type, network::IPV4 | network::IPV6) {
         return Err(EINVAL);
     }
     let pd_id = pd.data().id;
-    let (num, ah) = dev.ahs.insert_with(gfp, |num| {
+    let (num, ah) = ahs.insert_with(gfp, |num| {
         Ok(Arc::new(
             AhInner {
                 num,
@@ -63,7 +60,7 @@ pub(crate) fn create(
             ah_num: num,
             reserved: 0,
         }) {
-            dev.ahs.remove(num);
+            ahs.remove(num);
             return Err(e);
         }
     }
@@ -74,7 +71,7 @@ pub(crate) fn query(ah: &Ah<Rrxe>) -> AhAttr {
     ah.data().attr
 }
 
-pub(crate) fn destroy(dev: &RrxeDevice, ah: &Ah<Rrxe>) -> Result {
-    dev.ahs.remove(ah.data().num);
+pub(crate) fn destroy(ahs: &Pool<AhInner>, ah: &Ah<Rrxe>) -> Result {
+    ahs.remove(ah.data().num);
     Ok(())
 }

@@ -7,7 +7,11 @@
 //! masked. A kernel CQ keeps `Wc` values in kernel memory, since kernel consumers get
 //! a `struct ib_wc` with fields no ring entry carries.
 
-use crate::{obj::device::Rrxe, params, obj::ring::Queue};
+use crate::{
+    abi::{cq_notify, wc_status, CQE_SIZE},
+    obj::{ring::Queue, Rrxe},
+    params,
+};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
@@ -18,19 +22,6 @@ use kernel::{
     },
     sync::{Arc, SpinLockIrq},
 };
-
-/// rxe's `sizeof(struct rxe_cqe)` (a union of `ib_wc` and `ib_uverbs_wc`): the slot
-/// size user space expects.
-const CQE_SIZE: usize = 72;
-
-/// `IB_CQ_*` notify flags.
-const SOLICITED: u32 = 1;
-const NEXT_COMP: u32 = 2;
-const SOLICITED_MASK: u32 = 3;
-const REPORT_MISSED: u32 = 4;
-
-/// `IB_WC_SUCCESS`.
-pub(crate) const WC_SUCCESS: u32 = 0;
 
 /// Kernel-side store of a kernel CQ.
 struct KernelRing {
@@ -61,8 +52,6 @@ pub(crate) struct CqInner {
     /// An overflow was reported.
     overflowed: AtomicBool,
 }
-
-pub(crate) type RrxeCq = Arc<CqInner>;
 
 fn check_cqe(cqe: u32) -> Result {
     if cqe == 0 || cqe > (1 << params::MAX_LOG_CQE) - 1 {
@@ -109,7 +98,7 @@ fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
     }
 }
 
-pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(RrxeCq, u32)> {
+pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(Arc<CqInner>, u32)> {
     if attr.flags != 0 {
         return Err(EOPNOTSUPP);
     }
@@ -214,7 +203,9 @@ impl Pushed {
         }
         if self.added {
             let armed = inner.notify.load(Ordering::Acquire);
-            if armed & NEXT_COMP != 0 || (armed & SOLICITED != 0 && self.solicited) {
+            if armed & cq_notify::NEXT_COMP != 0
+                || (armed & cq_notify::SOLICITED != 0 && self.solicited)
+            {
                 inner.notify.store(0, Ordering::Release);
                 cq.notify_completion();
             }
@@ -255,7 +246,7 @@ pub(crate) fn push(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Pushed {
     s.err_raised = lost;
     Pushed {
         added: !lost,
-        solicited: !lost && (solicited || wc.status != WC_SUCCESS),
+        solicited: !lost && (solicited || wc.status != wc_status::SUCCESS),
         lost,
         raise,
     }
@@ -285,13 +276,13 @@ pub(crate) fn peek(cq: &Cq<Rrxe>, n: usize) -> usize {
 
 pub(crate) fn req_notify(cq: &Cq<Rrxe>, flags: u32) -> Result<bool> {
     let inner = cq.data();
-    let want = flags & SOLICITED_MASK;
+    let want = flags & cq_notify::SOLICITED_MASK;
     // Arming for the next completion overrides solicited-only, never the reverse.
     let cur = inner.notify.load(Ordering::Acquire);
-    if cur != NEXT_COMP {
+    if cur != cq_notify::NEXT_COMP {
         inner.notify.store(want, Ordering::Release);
     }
-    Ok(flags & REPORT_MISSED != 0 && count(&inner.state.lock()) > 0)
+    Ok(flags & cq_notify::REPORT_MISSED != 0 && count(&inner.state.lock()) > 0)
 }
 
 pub(crate) fn destroy(_cq: &Cq<Rrxe>) -> Result {

@@ -9,8 +9,9 @@
 //! deregistration never frees memory under a transfer.
 
 use crate::{
-    obj::device::{PdId, Rrxe, RrxeDevice},
-    obj::wqe::Bad,
+    abi::{self, access},
+    obj::{mw::MwInner, pd::PdId, pool::Pool, wqe::Bad, Rrxe},
+    params,
 };
 use core::{
     ops::Range,
@@ -30,29 +31,43 @@ use kernel::{
 
 /// `IB_ACCESS_*` bits an MR may carry (rxe's `RXE_ACCESS_SUPPORTED_MR` without
 /// on-demand paging, which rrxe does not offer).
-pub(crate) mod access {
-    pub(crate) const LOCAL_WRITE: u32 = 1;
-    pub(crate) const REMOTE_WRITE: u32 = 2;
-    pub(crate) const REMOTE_READ: u32 = 4;
-    pub(crate) const REMOTE_ATOMIC: u32 = 8;
-    pub(crate) const MW_BIND: u32 = 16;
-    pub(crate) const ON_DEMAND: u32 = 64;
-    pub(crate) const FLUSH_GLOBAL: u32 = 256;
-    pub(crate) const FLUSH_PERSISTENT: u32 = 512;
-    /// `IB_ACCESS_OPTIONAL`: hints a device may ignore (bits 20..29).
-    pub(crate) const OPTIONAL: u32 = 0x3ff0_0000;
-    pub(crate) const SUPPORTED: u32 = LOCAL_WRITE
-        | REMOTE_WRITE
-        | REMOTE_READ
-        | REMOTE_ATOMIC
-        | MW_BIND
-        | FLUSH_GLOBAL
-        | FLUSH_PERSISTENT
-        | OPTIONAL;
+pub(crate) const ACCESS_SUPPORTED: u32 = access::LOCAL_WRITE
+    | access::REMOTE_WRITE
+    | access::REMOTE_READ
+    | access::REMOTE_ATOMIC
+    | access::MW_BIND
+    | access::FLUSH_GLOBAL
+    | access::FLUSH_PERSISTENT
+    | access::OPTIONAL;
+
+/// A device's memory keys: its MRs by key index and, above their range, its
+/// MWs (rxe's `RXE_MIN_MW_INDEX`), so that a key says which pool it is from.
+/// Lives as long as the device; the pools have their own locks.
+#[pin_data]
+pub(crate) struct Keys {
+    #[pin]
+    pub(super) mrs: Pool<MrInner>,
+    #[pin]
+    pub(super) mws: Pool<MwInner>,
+    /// The rotating low byte of new MR and MW keys.
+    key_byte: AtomicU32,
 }
 
-/// `IB_MR_TYPE_MEM_REG`.
-const MR_TYPE_MEM_REG: u32 = 0;
+impl Keys {
+    /// The key tables of a new device.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Keys {
+            mrs <- Pool::new(params::MIN_MR_INDEX, params::MAX_MR_INDEX),
+            mws <- Pool::new(params::MAX_MR_INDEX + 1, params::MAX_MR_INDEX + params::MAX_MW),
+            key_byte: AtomicU32::new(0),
+        })
+    }
+
+    /// The key byte of the next MR or MW.
+    pub(super) fn next_key_byte(&self) -> u32 {
+        self.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff
+    }
+}
 
 /// What backs the MR.
 pub(crate) enum Backing {
@@ -132,21 +147,19 @@ pub(crate) struct MrInner {
     deregistering: AtomicBool,
 }
 
-pub(crate) type RrxeMr = Arc<MrInner>;
-
 fn new_mr(
-    dev: &RrxeDevice,
+    keys: &Keys,
     pd: &Pd<Rrxe>,
     access: u32,
     iova: u64,
     length: u64,
     backing: Backing,
     max_pages: usize,
-) -> Result<(RrxeMr, MrKeys)> {
+) -> Result<(Arc<MrInner>, MrKeys)> {
     let (staged, active) = (PageList::new(max_pages)?, PageList::new(max_pages)?);
-    let key_byte = dev.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff;
+    let key_byte = keys.next_key_byte();
     let pd_id = pd.data().id;
-    let (_, mr) = dev.mrs.insert_with(GFP_KERNEL, |index| {
+    let (_, mr) = keys.mrs.insert_with(GFP_KERNEL, |index| {
         let keys = MrKeys {
             lkey: index << 8 | key_byte,
             rkey: index << 8 | key_byte,
@@ -177,39 +190,39 @@ fn new_mr(
     Ok((mr, keys))
 }
 
-pub(crate) fn get_dma(dev: &RrxeDevice, pd: &Pd<Rrxe>, acc: u32) -> Result<(RrxeMr, MrKeys)> {
-    if acc & !access::SUPPORTED != 0 {
+pub(crate) fn get_dma(keys: &Keys, pd: &Pd<Rrxe>, acc: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+    if acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
-    new_mr(dev, pd, acc, 0, u64::MAX, Backing::Dma, 0)
+    new_mr(keys, pd, acc, 0, u64::MAX, Backing::Dma, 0)
 }
 
 pub(crate) fn reg_user(
-    dev: &RrxeDevice,
+    keys: &Keys,
     pd: &Pd<Rrxe>,
     start: u64,
     length: u64,
     iova: u64,
     acc: u32,
     _udata: Option<&UData>,
-) -> Result<(RrxeMr, MrKeys)> {
-    if acc & access::ON_DEMAND != 0 || acc & !access::SUPPORTED != 0 {
+) -> Result<(Arc<MrInner>, MrKeys)> {
+    if acc & access::ON_DEMAND != 0 || acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
-    if length == 0 || length > crate::obj::wqe::MAX_MSG * 2 || iova.checked_add(length).is_none() {
+    if length == 0 || length > u64::from(abi::MAX_MSG) * 2 || iova.checked_add(length).is_none() {
         return Err(EINVAL);
     }
     let umem = Umem::pin(pd.device(), start, length, acc as i32)?;
-    new_mr(dev, pd, acc, iova, length, Backing::User(umem), 0)
+    new_mr(keys, pd, acc, iova, length, Backing::User(umem), 0)
 }
 
 pub(crate) fn alloc(
-    dev: &RrxeDevice,
+    keys: &Keys,
     pd: &Pd<Rrxe>,
     mr_type: u32,
     max_num_sg: u32,
-) -> Result<(RrxeMr, MrKeys)> {
-    if mr_type != MR_TYPE_MEM_REG {
+) -> Result<(Arc<MrInner>, MrKeys)> {
+    if mr_type != abi::MR_TYPE_MEM_REG {
         return Err(EINVAL);
     }
     if max_num_sg == 0 || max_num_sg > crate::params::MAX_FMR_PAGE_LIST_LEN {
@@ -217,7 +230,7 @@ pub(crate) fn alloc(
     }
     // The page lists are allocated once, so neither map_mr_sg nor REG_MR allocates.
     new_mr(
-        dev,
+        keys,
         pd,
         0,
         0,
@@ -275,7 +288,7 @@ pub(crate) fn register_fast(m: &MrInner, pd_id: PdId, key: u32, acc: u32) -> Res
     if !matches!(m.backing, Backing::Fast { .. })
         || m.pd_id != pd_id
         || key & !0xff != m.keys.lkey & !0xff
-        || acc & !access::SUPPORTED != 0
+        || acc & !ACCESS_SUPPORTED != 0
     {
         return Err(Bad::Register);
     }
@@ -299,8 +312,8 @@ pub(crate) fn register_fast(m: &MrInner, pd_id: PdId, key: u32, acc: u32) -> Res
 /// Invalidates the fast-registration MR `key` names, for a QP of PD `pd_id` (LOCAL_INV,
 /// or a SEND_WITH_INV it receives). As rxe's `rxe_invalidate_mr`, an MR registered any
 /// other way cannot be invalidated; unlike rxe, the PD must match (IBA 10.6.5.1).
-pub(crate) fn invalidate(dev: &RrxeDevice, pd_id: PdId, key: u32) -> Result<(), Bad> {
-    let m = dev.mrs.get(key >> 8).ok_or(Bad::Invalidate)?;
+pub(crate) fn invalidate(keys: &Keys, pd_id: PdId, key: u32) -> Result<(), Bad> {
+    let m = keys.mrs.get(key >> 8).ok_or(Bad::Invalidate)?;
     if !matches!(m.backing, Backing::Fast { .. }) || m.pd_id != pd_id {
         return Err(Bad::Invalidate);
     }
@@ -312,7 +325,7 @@ pub(crate) fn invalidate(dev: &RrxeDevice, pd_id: PdId, key: u32) -> Result<(), 
     Ok(())
 }
 
-pub(crate) fn dereg(dev: &RrxeDevice, mr: &Mr<Rrxe>) -> Result {
+pub(crate) fn dereg(keys: &Keys, mr: &Mr<Rrxe>) -> Result {
     let m = mr.data();
     // Paired with `hold_for_window`: either the bind sees the flag, or this sees its
     // count (both SeqCst).
@@ -321,7 +334,7 @@ pub(crate) fn dereg(dev: &RrxeDevice, mr: &Mr<Rrxe>) -> Result {
         m.deregistering.store(false, Ordering::SeqCst);
         return Err(EBUSY);
     }
-    dev.mrs.remove(m.index);
+    keys.mrs.remove(m.index);
     // The receive path looks MRs up under RCU and holds them only inside that
     // section: once it is over, the core's reference is the last one, and the
     // pinned pages are released here, in process context.
@@ -434,15 +447,15 @@ impl MrInner {
 /// Finds the MR of a local key for a QP of PD `pd_id`, with `need` access
 /// (`access::LOCAL_WRITE` to place data, 0 to read it). As rxe's `lookup_mr`: the
 /// whole key, the PD and the access must match.
-fn lookup_local(dev: &RrxeDevice, pd_id: PdId, lkey: u32, need: u32) -> Option<RrxeMr> {
-    let mr = dev.mrs.get(lkey >> 8)?;
+fn lookup_local(keys: &Keys, pd_id: PdId, lkey: u32, need: u32) -> Option<Arc<MrInner>> {
+    let mr = keys.mrs.get(lkey >> 8)?;
     (mr.pd_id == pd_id && mr.admits(lkey, true, need, None)).then_some(mr)
 }
 
 /// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
 /// key and the PD must match; the caller checks the MR's access).
-pub(crate) fn lookup_for_bind(dev: &RrxeDevice, pd_id: PdId, lkey: u32) -> Option<RrxeMr> {
-    lookup_local(dev, pd_id, lkey, 0)
+pub(crate) fn lookup_for_bind(keys: &Keys, pd_id: PdId, lkey: u32) -> Option<Arc<MrInner>> {
+    lookup_local(keys, pd_id, lkey, 0)
 }
 
 /// Counts a window bound to `m`, unless `m` is being deregistered.
@@ -468,46 +481,46 @@ impl MrInner {
 /// A memory window's rkey finds the window's MR (`crate::obj::mw::lookup_remote`), for
 /// the QP with serial `qp_serial` only if it is a type 2 window bound through it.
 pub(crate) fn lookup_remote(
-    dev: &RrxeDevice,
+    keys: &Keys,
     qp_serial: u64,
     pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
     len: u32,
-) -> Option<RrxeMr> {
-    lookup_remote_in(dev, qp_serial, pd_id, rkey, need, va, Some(len))
+) -> Option<Arc<MrInner>> {
+    lookup_remote_in(keys, qp_serial, pd_id, rkey, need, va, Some(len))
 }
 
 /// Finds the MR (or window) of an rkey for a FLUSH of the whole MR: rights and PD
 /// as [`lookup_remote`], and no range, since such a FLUSH need not name an address
 /// inside the MR (rxe). A window is still checked at `va`.
 pub(crate) fn lookup_remote_whole(
-    dev: &RrxeDevice,
+    keys: &Keys,
     qp_serial: u64,
     pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
-) -> Option<RrxeMr> {
-    lookup_remote_in(dev, qp_serial, pd_id, rkey, need, va, None)
+) -> Option<Arc<MrInner>> {
+    lookup_remote_in(keys, qp_serial, pd_id, rkey, need, va, None)
 }
 
 /// [`lookup_remote`] with the MR's range check only if `len` is given.
 fn lookup_remote_in(
-    dev: &RrxeDevice,
+    keys: &Keys,
     qp_serial: u64,
     pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
     len: Option<u32>,
-) -> Option<RrxeMr> {
-    if crate::obj::mw::is_mw_key(dev, rkey) {
+) -> Option<Arc<MrInner>> {
+    if crate::obj::mw::is_mw_key(keys, rkey) {
         let len = len.unwrap_or(0);
-        return crate::obj::mw::lookup_remote(dev, qp_serial, pd_id, rkey, need, va, len);
+        return crate::obj::mw::lookup_remote(keys, qp_serial, pd_id, rkey, need, va, len);
     }
-    let mr = dev.mrs.get(rkey >> 8)?;
+    let mr = keys.mrs.get(rkey >> 8)?;
     let range = len.map(|n| (va, n as usize));
     (mr.pd_id == pd_id && mr.admits(rkey, false, need, range)).then_some(mr)
 }
@@ -531,20 +544,20 @@ impl MrInner {
 
 /// Walks a WQE's scatter/gather list, copying to or from the memory it names.
 pub(crate) struct SgeCursor<'a> {
-    dev: &'a RrxeDevice,
+    keys: &'a Keys,
     pd_id: PdId,
     sgl: &'a [Sge],
     /// Current SGE and the offset into it.
     idx: usize,
     off: u32,
     /// The current SGE's MR, looked up once per SGE.
-    mr: Option<RrxeMr>,
+    mr: Option<Arc<MrInner>>,
 }
 
 impl<'a> SgeCursor<'a> {
-    pub(crate) fn new(dev: &'a RrxeDevice, pd_id: PdId, sgl: &'a [Sge]) -> Self {
+    pub(crate) fn new(keys: &'a Keys, pd_id: PdId, sgl: &'a [Sge]) -> Self {
         Self {
-            dev,
+            keys,
             pd_id,
             sgl,
             idx: 0,
@@ -554,8 +567,8 @@ impl<'a> SgeCursor<'a> {
     }
 
     /// A cursor resuming at `pos`, a [`SgeCursor::position`] of an earlier one.
-    pub(crate) fn at(dev: &'a RrxeDevice, pd_id: PdId, sgl: &'a [Sge], pos: (usize, u32)) -> Self {
-        let mut c = Self::new(dev, pd_id, sgl);
+    pub(crate) fn at(keys: &'a Keys, pd_id: PdId, sgl: &'a [Sge], pos: (usize, u32)) -> Self {
+        let mut c = Self::new(keys, pd_id, sgl);
         (c.idx, c.off) = pos;
         c
     }
@@ -602,7 +615,7 @@ impl<'a> SgeCursor<'a> {
                 continue;
             }
             if self.mr.is_none() {
-                self.mr = Some(lookup_local(self.dev, self.pd_id, sge.lkey, need).ok_or(EACCES)?);
+                self.mr = Some(lookup_local(self.keys, self.pd_id, sge.lkey, need).ok_or(EACCES)?);
             }
             let n = left.min(len - done);
             let iova = sge.addr.checked_add(u64::from(self.off)).ok_or(EFAULT)?;

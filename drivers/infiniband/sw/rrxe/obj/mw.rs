@@ -16,9 +16,13 @@
 //! inside its MR (rxe checks only the MR's range).
 
 use crate::{
-    obj::device::{PdId, Rrxe, RrxeDevice},
-    obj::mr::{self, RrxeMr},
-    obj::wqe::{qpt, Bad},
+    abi::{access, mw_type, qp_type as qpt},
+    obj::{
+        mr::{self, Keys, MrInner},
+        pd::PdId,
+        wqe::Bad,
+        Rrxe,
+    },
 };
 use core::sync::atomic::Ordering;
 use kernel::{
@@ -31,14 +35,10 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
-/// `IB_MW_TYPE_1` and `IB_MW_TYPE_2`.
-const MW_TYPE_1: u32 = 1;
-const MW_TYPE_2: u32 = 2;
-
 /// Access bits a bind may carry: an MR's (rxe's `RXE_ACCESS_SUPPORTED_MW`); only the
 /// remote ones grant anything. Not `IB_ZERO_BASED`: windows addressed from 0 are not
 /// offered (rxe allows them for type 2; rdma-core refuses them for type 1).
-const MW_ACCESS: u32 = mr::access::SUPPORTED;
+const MW_ACCESS: u32 = mr::ACCESS_SUPPORTED;
 
 /// What a window is bound to.
 #[derive(Default)]
@@ -46,7 +46,7 @@ pub(crate) struct Binding {
     /// The window's current rkey (the key byte changes with each bind).
     rkey: u32,
     /// The MR and range it grants access to; `None` while unbound (free).
-    mr: Option<RrxeMr>,
+    mr: Option<Arc<MrInner>>,
     addr: u64,
     length: u64,
     access: u32,
@@ -68,21 +68,19 @@ pub(crate) struct MwInner {
     bind: SpinLockIrq<Binding>,
 }
 
-pub(crate) type RrxeMw = Arc<MwInner>;
-
 pub(crate) fn alloc(
-    dev: &RrxeDevice,
+    keys: &Keys,
     pd: &Pd<Rrxe>,
     mw_type: u32,
     udata: Option<&UData>,
-) -> Result<(RrxeMw, u32)> {
+) -> Result<(Arc<MwInner>, u32)> {
     UData::expect_empty(udata)?;
-    if mw_type != MW_TYPE_1 && mw_type != MW_TYPE_2 {
+    if mw_type != mw_type::TYPE_1 && mw_type != mw_type::TYPE_2 {
         return Err(EINVAL);
     }
-    let key_byte = dev.key_byte.fetch_add(1, Ordering::Relaxed) & 0xff;
+    let key_byte = keys.next_key_byte();
     let pd_id = pd.data().id;
-    let (_, mw) = dev.mws.insert_with(GFP_KERNEL, |index| {
+    let (_, mw) = keys.mws.insert_with(GFP_KERNEL, |index| {
         let rkey = index << 8 | key_byte;
         Arc::pin_init(
             pin_init!(MwInner {
@@ -101,8 +99,8 @@ pub(crate) fn alloc(
     Ok((mw, rkey))
 }
 
-pub(crate) fn dealloc(dev: &RrxeDevice, mw: &Mw<Rrxe>) -> Result {
-    dev.mws.remove(mw.data().index);
+pub(crate) fn dealloc(keys: &Keys, mw: &Mw<Rrxe>) -> Result {
+    keys.mws.remove(mw.data().index);
     // Process context: the MR may be deregistered right after.
     let mut b = mw.data().bind.lock();
     b.dead = true;
@@ -135,33 +133,33 @@ pub(crate) struct BindArgs {
 /// `rxe_bind_mw` with its checks (IBTA o10-36.2.x, o10-37.2.x). A type 1 window
 /// bound with length 0 is unbound.
 pub(crate) fn bind(
-    dev: &RrxeDevice,
+    keys: &Keys,
     qp_type: u32,
     qp_serial: u64,
     pd_id: PdId,
     a: &BindArgs,
 ) -> Result<(), Bad> {
-    let mw = dev.mws.get(a.mw_rkey >> 8).ok_or(Bad::Bind)?;
+    let mw = keys.mws.get(a.mw_rkey >> 8).ok_or(Bad::Bind)?;
     if mw.pd_id != pd_id || a.access & !MW_ACCESS != 0 {
         return Err(Bad::Bind);
     }
     // Type 2 windows are bound only through connected QPs (UD has no bound QP).
-    if mw.mw_type == MW_TYPE_2 && !matches!(qp_type, qpt::RC | qpt::UC) {
+    if mw.mw_type == mw_type::TYPE_2 && !matches!(qp_type, qpt::RC | qpt::UC) {
         return Err(Bad::Bind);
     }
     // A type 2 window is invalidated, never bound with length 0 (o10-37.2.40).
-    if mw.mw_type == MW_TYPE_2 && a.length == 0 {
+    if mw.mw_type == mw_type::TYPE_2 && a.length == 0 {
         return Err(Bad::Bind);
     }
     let new_mr = if a.length == 0 {
         None
     } else {
-        let m = mr::lookup_for_bind(dev, pd_id, a.mr_lkey).ok_or(Bad::Bind)?;
+        let m = mr::lookup_for_bind(keys, pd_id, a.mr_lkey).ok_or(Bad::Bind)?;
         // Remote write or atomic rights need local write on the MR (C10-71, C10-72),
         // and the window must lie inside the MR.
-        let writes = a.access & (mr::access::REMOTE_WRITE | mr::access::REMOTE_ATOMIC) != 0;
-        if m.access & mr::access::MW_BIND == 0
-            || (writes && m.access & mr::access::LOCAL_WRITE == 0)
+        let writes = a.access & (access::REMOTE_WRITE | access::REMOTE_ATOMIC) != 0;
+        if m.access & access::MW_BIND == 0
+            || (writes && m.access & access::LOCAL_WRITE == 0)
             || !m.contains(a.addr, a.length)
         {
             return Err(Bad::Bind);
@@ -173,7 +171,7 @@ pub(crate) fn bind(
         return Err(Bad::Bind);
     }
     // A bound type 2 window must be invalidated before it is bound again.
-    if mw.mw_type == MW_TYPE_2 && b.mr.is_some() {
+    if mw.mw_type == mw_type::TYPE_2 && b.mr.is_some() {
         return Err(Bad::Bind);
     }
     if let Some(m) = &new_mr {
@@ -197,14 +195,14 @@ pub(crate) fn bind(
 /// must be the one the window is bound through; a LOCAL_INV (`None`) may come from
 /// any QP of the PD, as in rxe.
 pub(crate) fn invalidate(
-    dev: &RrxeDevice,
+    keys: &Keys,
     bound_qp: Option<u64>,
     pd_id: PdId,
     rkey: u32,
 ) -> Result<(), Bad> {
-    let mw = dev.mws.get(rkey >> 8).ok_or(Bad::Invalidate)?;
+    let mw = keys.mws.get(rkey >> 8).ok_or(Bad::Invalidate)?;
     let mut b = mw.bind.lock();
-    if mw.mw_type != MW_TYPE_2
+    if mw.mw_type != mw_type::TYPE_2
         || mw.pd_id != pd_id
         || b.rkey != rkey
         || b.mr.is_none()
@@ -217,23 +215,23 @@ pub(crate) fn invalidate(
 }
 
 /// Whether `rkey` belongs to the window pool (not to an MR).
-pub(crate) fn is_mw_key(dev: &RrxeDevice, rkey: u32) -> bool {
-    dev.mws.covers(rkey >> 8)
+pub(crate) fn is_mw_key(keys: &Keys, rkey: u32) -> bool {
+    keys.mws.covers(rkey >> 8)
 }
 
 /// The MR behind a window rkey, for a remote access of `len` bytes at `va` with
 /// `need` rights by the QP with serial `qp_serial` of PD `pd_id` (rxe's
 /// `rxe_lookup_mw`, plus the window's own range).
 pub(crate) fn lookup_remote(
-    dev: &RrxeDevice,
+    keys: &Keys,
     qp_serial: u64,
     pd_id: PdId,
     rkey: u32,
     need: u32,
     va: u64,
     len: u32,
-) -> Option<RrxeMr> {
-    let mw = dev.mws.get(rkey >> 8)?;
+) -> Option<Arc<MrInner>> {
+    let mw = keys.mws.get(rkey >> 8)?;
     let b = mw.bind.lock();
     let m = b.mr.as_ref()?;
     let inside = va >= b.addr
@@ -242,7 +240,7 @@ pub(crate) fn lookup_remote(
             .is_some_and(|end| end <= b.addr + b.length);
     let ok = b.rkey == rkey
         && mw.pd_id == pd_id
-        && (mw.mw_type == MW_TYPE_1 || b.qp_serial == qp_serial)
+        && (mw.mw_type == mw_type::TYPE_1 || b.qp_serial == qp_serial)
         && b.access & need == need
         && inside;
     ok.then(|| m.clone())

@@ -4,10 +4,13 @@
 //! with the limit event armed by `modify_srq`.
 
 use crate::{
-    obj::device::{Rrxe, RrxeDevice},
+    abi::{self, srq_attr},
+    obj::{
+        pool::Pool,
+        ring::{MmapInfo, Queue},
+        wqe, Rrxe,
+    },
     params,
-    obj::ring::{MmapInfo, Queue},
-    obj::wqe,
 };
 use kernel::{
     new_spinlock_irq,
@@ -18,12 +21,6 @@ use kernel::{
     },
     sync::{Arc, SpinLockIrq},
 };
-
-/// `IB_SRQ_*` attribute mask bits.
-const MAX_WR: u32 = 1;
-const LIMIT: u32 = 2;
-/// `IB_SRQT_BASIC`.
-const SRQT_BASIC: u32 = 0;
 
 struct SrqState {
     /// `None` once the SRQ is destroyed: a destroyed QP's queued work item may
@@ -43,8 +40,6 @@ pub(crate) struct SrqInner {
     #[pin]
     state: SpinLockIrq<SrqState>,
 }
-
-pub(crate) type RrxeSrq = Arc<SrqInner>;
 
 /// `struct rxe_create_srq_resp`.
 #[repr(C)]
@@ -68,12 +63,12 @@ unsafe impl kernel::transmute::AsBytes for ModifySrqCmd {}
 unsafe impl kernel::transmute::FromBytes for ModifySrqCmd {}
 
 pub(crate) fn create(
-    dev: &RrxeDevice,
+    srqs: &Pool<SrqInner>,
     _pd: &Pd<Rrxe>,
     a: &mut SrqInitAttr,
     udata: Option<&UData>,
-) -> Result<RrxeSrq> {
-    if a.srq_type != SRQT_BASIC {
+) -> Result<Arc<SrqInner>> {
+    if a.srq_type != abi::SRQT_BASIC {
         return Err(EOPNOTSUPP);
     }
     let at = &mut a.attr;
@@ -101,7 +96,7 @@ pub(crate) fn create(
     at.max_wr = ring.layout().capacity();
     let fetch_buf = KVec::from_elem(0u8, wqe::recv_slot_len(at.max_sge), GFP_KERNEL)?;
     let (max_sge, limit) = (at.max_sge, at.srq_limit);
-    let (num, srq) = dev.srqs.insert_with(GFP_KERNEL, |num| {
+    let (num, srq) = srqs.insert_with(GFP_KERNEL, |num| {
         Arc::pin_init(
             pin_init!(SrqInner {
                 num,
@@ -119,7 +114,7 @@ pub(crate) fn create(
     resp.srq_num = num;
     if let Some(u) = udata {
         if let Err(e) = u.respond(&resp) {
-            dev.srqs.remove(num);
+            srqs.remove(num);
             return Err(e);
         }
     }
@@ -127,7 +122,7 @@ pub(crate) fn create(
 }
 
 pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
-    if mask & !(MAX_WR | LIMIT) != 0 {
+    if mask & !(srq_attr::MAX_WR | srq_attr::LIMIT) != 0 {
         return Err(EOPNOTSUPP);
     }
     let cmd = match udata {
@@ -135,7 +130,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         None => ModifySrqCmd::default(),
     };
     let inner = srq.data();
-    if mask & MAX_WR != 0 {
+    if mask & srq_attr::MAX_WR != 0 {
         if a.max_wr == 0 || a.max_wr > params::MAX_SRQ_WR {
             return Err(EINVAL);
         }
@@ -152,7 +147,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         }
         {
             let mut st = inner.state.lock();
-            let limit = if mask & LIMIT != 0 {
+            let limit = if mask & srq_attr::LIMIT != 0 {
                 a.srq_limit
             } else {
                 st.limit
@@ -192,8 +187,9 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
     if wr.sgl.len() > inner.max_sge as usize {
         return Err(EINVAL);
     }
-    let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SRQ_SGE as usize];
-    let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
+    let mut buf =
+        [0u8; crate::abi::RECV_WQE_HDR + crate::abi::SGE_SIZE * params::MAX_SRQ_SGE as usize];
+    let n = crate::abi::RECV_WQE_HDR + wr.sgl.len() * crate::abi::SGE_SIZE;
     wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
     inner
         .state
@@ -226,12 +222,12 @@ impl SrqInner {
     }
 }
 
-pub(crate) fn destroy(dev: &RrxeDevice, srq: &Srq<Rrxe>) -> Result {
+pub(crate) fn destroy(srqs: &Pool<SrqInner>, srq: &Srq<Rrxe>) -> Result {
     // The ring's mmap entry belongs to the user context, which may go as soon
     // as this returns; a QP's queued work item can hold the SRQ longer.
     let ring = srq.data().state.lock().ring.take();
     // Outside the lock: freeing it may sleep.
     drop(ring);
-    dev.srqs.remove(srq.data().num);
+    srqs.remove(srq.data().num);
     Ok(())
 }

@@ -8,66 +8,23 @@
 //! in-ring progress fields (state, cur_sge, resid, sge_offset, PSNs) is trusted or even
 //! read: the driver rebuilds them.
 
+use crate::abi::{
+    qp_type as qpt, send_flags as flag, wr_opcode as op, MAX_MSG, RECV_WQE_HDR, SEND_WQE_HDR,
+    SGE_SIZE,
+};
 pub(crate) use crate::obj::mw::BindArgs;
-use crate::obj::qp::pending::Pending;
 use core::ops::{Deref, DerefMut};
-use kernel::{prelude::*, rdma::verbs::Sge};
-
-/// `sizeof(struct rxe_send_wqe)`: the SGEs or inline data follow.
-pub(crate) const SEND_WQE_HDR: usize = 208;
-/// `sizeof(struct rxe_recv_wqe)`: the SGEs follow.
-pub(crate) const RECV_WQE_HDR: usize = 40;
-/// `sizeof(struct rxe_sge)`.
-pub(crate) const SGE_SIZE: usize = 16;
+use kernel::{prelude::*, rdma::verbs::Sge, sync::Arc};
 
 /// Bytes of a receive WQE with `max_sge` SGEs: what a ring slot must hold and a
 /// parse reads (the ring rounds its slots up).
 pub(crate) fn recv_slot_len(max_sge: u32) -> usize {
     RECV_WQE_HDR + max_sge as usize * SGE_SIZE
 }
-/// The largest message, `max_msg_sz`.
-pub(crate) const MAX_MSG: u64 = 1 << 31;
-
-/// `IB_WR_*` / `IBV_WR_*` opcodes (the same numbers on both sides).
-pub(crate) mod op {
-    pub(crate) const RDMA_WRITE: u32 = 0;
-    pub(crate) const RDMA_WRITE_WITH_IMM: u32 = 1;
-    pub(crate) const SEND: u32 = 2;
-    pub(crate) const SEND_WITH_IMM: u32 = 3;
-    pub(crate) const RDMA_READ: u32 = 4;
-    pub(crate) const ATOMIC_CMP_AND_SWP: u32 = 5;
-    pub(crate) const ATOMIC_FETCH_AND_ADD: u32 = 6;
-    pub(crate) const LOCAL_INV: u32 = 7;
-    pub(crate) const BIND_MW: u32 = 8;
-    pub(crate) const SEND_WITH_INV: u32 = 9;
-    /// IBA 1.5 FLUSH and ATOMIC WRITE (RC, user rings only).
-    pub(crate) const FLUSH: u32 = 14;
-    pub(crate) const ATOMIC_WRITE: u32 = 15;
-    /// Kernel-only: never accepted from a user ring.
-    pub(crate) const REG_MR: u32 = 0x20;
-}
 
 /// Whether `opcode` is a SEND (with or without immediate data or invalidation).
 pub(crate) fn is_send(opcode: u32) -> bool {
     matches!(opcode, op::SEND | op::SEND_WITH_IMM | op::SEND_WITH_INV)
-}
-
-/// `IB_SEND_*` flags.
-pub(crate) mod flag {
-    pub(crate) const FENCE: u32 = 1;
-    pub(crate) const SIGNALED: u32 = 2;
-    pub(crate) const SOLICITED: u32 = 4;
-    pub(crate) const INLINE: u32 = 8;
-    pub(crate) const IP_CSUM: u32 = 16;
-    pub(crate) const ALL: u32 = FENCE | SIGNALED | SOLICITED | INLINE | IP_CSUM;
-}
-
-/// `IB_QPT_*`.
-pub(crate) mod qpt {
-    pub(crate) const GSI: u32 = 1;
-    pub(crate) const RC: u32 = 2;
-    pub(crate) const UC: u32 = 3;
-    pub(crate) const UD: u32 = 4;
 }
 
 /// Whether the QP type accepts the opcode from user space (what rdma-core's rxe
@@ -186,7 +143,7 @@ pub(crate) type SgeList = Short<Sge, SGES_IN_PLACE>;
 /// request registers the MR it was posted for even if that is deregistered and its
 /// index reused before the request runs.
 pub(crate) struct RegArgs {
-    pub(crate) mr: crate::obj::mr::RrxeMr,
+    pub(crate) mr: Arc<crate::obj::mr::MrInner>,
     pub(crate) key: u32,
     pub(crate) access: u32,
 }
@@ -227,6 +184,19 @@ pub(crate) struct SendWqe {
 }
 
 impl SendWqe {
+    /// Whether it is answered by a response (READ responses, an atomic ACK, the
+    /// READ response of a FLUSH or ATOMIC WRITE), not by an ACK.
+    pub(crate) fn needs_response(&self) -> bool {
+        matches!(
+            self.opcode,
+            op::RDMA_READ
+                | op::ATOMIC_CMP_AND_SWP
+                | op::ATOMIC_FETCH_AND_ADD
+                | op::FLUSH
+                | op::ATOMIC_WRITE
+        )
+    }
+
     /// A WQE with its common fields; the opcode-specific ones are filled in after.
     fn new(wr_id: u64, opcode: u32, flags: u32, ex: u32) -> Self {
         Self {
@@ -252,6 +222,28 @@ impl SendWqe {
             sent_all: false,
             answered: false,
         }
+    }
+}
+
+/// A send WQE waiting for the requester, or the marker of a refused one.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "entries live in place in the pending list; a box would be an allocation per WQE"
+)]
+pub(crate) enum Pending {
+    Wqe(SendWqe),
+    Bad {
+        wr_id: u64,
+        why: Bad,
+    },
+    /// A slot already taken from the front of a [`PendingList`].
+    Taken,
+}
+
+impl Pending {
+    /// A WQE whose packets were all sent at least once.
+    pub(crate) fn sent_all(&self) -> bool {
+        matches!(self, Pending::Wqe(w) if w.sent_all)
     }
 }
 
@@ -315,7 +307,7 @@ fn sgl_from(slot: &[u8], off: usize, n: usize) -> Result<SgeList, Bad> {
 
 fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
     let sum: u64 = sgl.iter().map(|s| u64::from(s.length)).sum();
-    if sum > MAX_MSG {
+    if sum > u64::from(MAX_MSG) {
         return Err(Bad::Length);
     }
     Ok(sum as u32)
@@ -442,9 +434,9 @@ fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
 
 /// Builds a send WQE from a kernel consumer's work request.
 pub(crate) fn from_kernel_send(
-    wr: &kernel::rdma::verbs::SendWr<'_, crate::obj::device::Rrxe>,
+    wr: &kernel::rdma::verbs::SendWr<'_, crate::obj::Rrxe>,
     lim: &SqLimits,
-    pd_id: crate::obj::device::PdId,
+    pd_id: crate::obj::pd::PdId,
 ) -> Result<SendWqe, Bad> {
     use kernel::rdma::verbs::SendWrArgs;
     if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {

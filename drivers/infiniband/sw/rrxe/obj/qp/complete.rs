@@ -3,25 +3,21 @@
 //! Completions of a QP's work requests, and the flush of a QP in the error
 //! state.
 
-use super::{cur_state, pending::Pending, QpState_, BATCH};
+use super::{cur_state, QpState_, BATCH};
 use crate::{
+    abi::{send_flags, wc_opcode, wc_status, wr_opcode as op},
     obj::cq,
-    obj::device::Rrxe,
-    proto::{psn::{psn_add, psn_diff}, qp_state::QpState},
-    obj::wqe::{self, Bad, SendWqe},
+    obj::wqe::{Bad, Pending, SendWqe},
+    obj::Rrxe,
+    proto::{
+        psn::{psn_add, psn_diff},
+        qp_state::QpState,
+    },
 };
 use kernel::{
     prelude::*,
     rdma::verbs::{event, Qp, Wc},
 };
-
-/// `IB_WC_*` statuses and opcodes used here.
-pub(crate) const WC_LOC_QP_OP_ERR: u32 = 2;
-pub(crate) const WC_LOC_PROT_ERR: u32 = 4;
-/// `IB_WC_MW_BIND_ERR`: a memory window bind was refused.
-pub(crate) const WC_MW_BIND_ERR: u32 = 6;
-const WC_WR_FLUSH_ERR: u32 = 5;
-pub(crate) const WC_RECV: u32 = 1 << 7;
 
 /// Completions gathered under the QP lock and pushed to the CQs under it, in the
 /// order taken ([`cq::push`]); the consumers are notified after it is dropped
@@ -125,19 +121,17 @@ pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
 }
 
 fn wc_opcode(wr_opcode: u32) -> u32 {
-    use crate::obj::wqe::op;
     match wr_opcode {
-        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => 1,
-        op::RDMA_READ => 2,
-        op::ATOMIC_CMP_AND_SWP => 3,
-        op::ATOMIC_FETCH_AND_ADD => 4,
-        op::BIND_MW => 5,
-        op::LOCAL_INV => 6,
-        op::FLUSH => 8,
-        op::ATOMIC_WRITE => 9,
-        // IB_WC_REG_MR follows IB_WC_ATOMIC_WRITE (there is no uverbs number).
-        op::REG_MR => 10,
-        _ => 0,
+        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => wc_opcode::RDMA_WRITE,
+        op::RDMA_READ => wc_opcode::RDMA_READ,
+        op::ATOMIC_CMP_AND_SWP => wc_opcode::COMP_SWAP,
+        op::ATOMIC_FETCH_AND_ADD => wc_opcode::FETCH_ADD,
+        op::BIND_MW => wc_opcode::BIND_MW,
+        op::LOCAL_INV => wc_opcode::LOCAL_INV,
+        op::FLUSH => wc_opcode::FLUSH,
+        op::ATOMIC_WRITE => wc_opcode::ATOMIC_WRITE,
+        op::REG_MR => wc_opcode::REG_MR,
+        _ => wc_opcode::SEND,
     }
 }
 
@@ -149,7 +143,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32)
         Pending::Wqe(w) => Some((
             w.wr_id,
             wc_opcode(w.opcode),
-            w.flags & wqe::flag::SIGNALED != 0,
+            w.flags & send_flags::SIGNALED != 0,
             w.length,
             w.sent_all.then(|| psn_add(w.last_psn, 1)),
         )),
@@ -159,7 +153,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32)
     if oldest.is_some() {
         st.sq.pending.drop_front();
     }
-    st.sq.recount(qp.device().data());
+    st.sq.recount(&qp.device().data().busy_qps);
     let (wr_id, opcode, signaled, len, end) = oldest??;
     if st.sq.req_idx > 0 {
         st.sq.req_idx -= 1;
@@ -178,7 +172,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32)
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
     }
-    if !(signaled || sig_all || status != cq::WC_SUCCESS) {
+    if !(signaled || sig_all || status != wc_status::SUCCESS) {
         return None;
     }
     let mut c = wc(qp, wr_id, status, opcode);
@@ -219,7 +213,7 @@ fn flush_batch(
         if !out.room() {
             return true;
         }
-        complete_send(qp, sig_all, st, WC_WR_FLUSH_ERR, out);
+        complete_send(qp, sig_all, st, wc_status::WR_FLUSH_ERR, out);
     }
     let mut id = [0u8; 8];
     if let Some(r) = st.sq.ring.as_mut() {
@@ -231,7 +225,7 @@ fn flush_batch(
             let _ = r.consume();
             Completions::add(
                 &mut out.send,
-                wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, 0),
+                wc(qp, u64::from_ne_bytes(id), wc_status::WR_FLUSH_ERR, 0),
             );
         }
     }
@@ -243,7 +237,10 @@ fn flush_batch(
             return true;
         }
         if let Some(rp) = st.resp.recv.take() {
-            Completions::add(&mut out.recv, wc(qp, rp.wr_id, WC_WR_FLUSH_ERR, WC_RECV));
+            Completions::add(
+                &mut out.recv,
+                wc(qp, rp.wr_id, wc_status::WR_FLUSH_ERR, wc_opcode::RECV),
+            );
         }
     }
     if let Some(rq) = st.rq.as_mut() {
@@ -255,7 +252,12 @@ fn flush_batch(
             let _ = rq.ring.consume();
             Completions::add(
                 &mut out.recv,
-                wc(qp, u64::from_ne_bytes(id), WC_WR_FLUSH_ERR, WC_RECV),
+                wc(
+                    qp,
+                    u64::from_ne_bytes(id),
+                    wc_status::WR_FLUSH_ERR,
+                    wc_opcode::RECV,
+                ),
             );
         }
     }
@@ -298,16 +300,21 @@ pub(super) fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
 
 /// Reports a refused WQE that reached the head of the send queue and moves the QP
 /// to the error state. Returns whether it did; the caller then flushes.
-pub(super) fn progress(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, out: &mut Completions) -> bool {
+pub(super) fn progress(
+    qp: &Qp<Rrxe>,
+    sig_all: bool,
+    st: &mut QpState_,
+    out: &mut Completions,
+) -> bool {
     if let Some(Pending::Bad { why, .. }) = st.sq.pending.front() {
         if !out.room() {
             return false;
         }
         pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
         let status = match why {
-            Bad::Protection => WC_LOC_PROT_ERR,
-            Bad::Bind => WC_MW_BIND_ERR,
-            _ => WC_LOC_QP_OP_ERR,
+            Bad::Protection => wc_status::LOC_PROT_ERR,
+            Bad::Bind => wc_status::MW_BIND_ERR,
+            _ => wc_status::LOC_QP_OP_ERR,
         };
         complete_send(qp, sig_all, st, status, out);
         st.attr.qp_state = QpState::Err as u32;
@@ -328,7 +335,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
         let pushed = {
             let mut st = inner.state.lock();
             // In the error state the flush completes what is left, with
-            // `WC_WR_FLUSH_ERR`: an ACK decided before another CPU failed the
+            // `wc_status::WR_FLUSH_ERR`: an ACK decided before another CPU failed the
             // QP must not complete a WQE behind the error completion with
             // success (rdma_rxe's completer flushes there too).
             if cur_state(&st) == QpState::Err {
@@ -340,7 +347,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
                 Some(Pending::Wqe(w)) if (st.sq.req_idx > 0 || w.sent_all) && done(w) => {}
                 _ => return n,
             }
-            take_completion(qp, inner.sq_sig_all, &mut st, cq::WC_SUCCESS)
+            take_completion(qp, inner.sq_sig_all, &mut st, wc_status::SUCCESS)
                 .map(|c| cq::push(qp.send_cq(), &c, false))
         };
         n += 1;

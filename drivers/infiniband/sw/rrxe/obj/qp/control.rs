@@ -4,12 +4,15 @@
 
 use super::{
     complete::{flush, Completions},
-    pending::{Pending, PendingList},
-    cur_state, QpInner, QpState_, RecvQueue, RespState, Runner, RrxeQp, SendQueue, TxInFlight, GSI_QKEY,
-    SPARE_ROOM,
+    cur_state,
+    pending::PendingList,
+    rx, timers, QpInner, QpState_, RecvQueue, RespState, Runner, SendQueue, TxInFlight, SPARE_ROOM,
 };
 use crate::{
-    obj::device::{Rrxe, RrxeDevice},
+    abi::{self, qp_type as qpt, GSI_QKEY},
+    obj::ring::{MmapInfo, Queue},
+    obj::wqe::{self, Pending, SqLimits},
+    obj::Rrxe,
     params,
     proto::{
         answers::{AtomicReplies, KeptRead, KeptReads},
@@ -17,10 +20,8 @@ use crate::{
         read_ahead::ReadAhead,
         window::SendWindow,
     },
-    obj::ring::{MmapInfo, Queue},
-    obj::wqe::{self, qpt, SqLimits},
 };
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::AtomicBool;
 use kernel::{
     new_spinlock_irq,
     prelude::*,
@@ -34,8 +35,6 @@ use kernel::{
     workqueue::new_work,
 };
 
-/// `IB_MTU_256`, the path MTU before one is set.
-const MTU_256: u32 = 1;
 /// Largest local ACK timeout code.
 const MAX_TIMEOUT: u8 = 31;
 
@@ -66,12 +65,12 @@ fn qp_type_of(t: u32) -> Result<QpType> {
 }
 
 pub(crate) fn create(
-    dev: &RrxeDevice,
     pd: &Pd<Rrxe>,
     a: &mut QpInitAttr,
     srq: Option<&Srq<Rrxe>>,
     udata: Option<&UData>,
-) -> Result<(RrxeQp, u32)> {
+) -> Result<(Arc<QpInner>, u32)> {
+    let dev = pd.device().data();
     if let Some(u) = udata {
         if u.in_len() != 0 || u.out_len() < size_of::<CreateQpResp>() {
             return Err(EINVAL);
@@ -95,11 +94,11 @@ pub(crate) fn create(
 
     // Send queue: a slot holds max(SGEs, inline bytes) after the header, and the
     // capacities reported back are what the slot actually holds, as rxe.
-    let w = (a.cap.max_send_sge as usize * wqe::SGE_SIZE).max(a.cap.max_inline_data as usize);
-    let mut sq = Queue::new(a.cap.max_send_wr, wqe::SEND_WQE_HDR + w)?;
+    let w = (a.cap.max_send_sge as usize * abi::SGE_SIZE).max(a.cap.max_inline_data as usize);
+    let mut sq = Queue::new(a.cap.max_send_wr, abi::SEND_WQE_HDR + w)?;
     let lim = SqLimits {
         qp_type: a.qp_type,
-        max_sge: (w / wqe::SGE_SIZE) as u32,
+        max_sge: (w / abi::SGE_SIZE) as u32,
         max_inline: w as u32,
     };
     let capacity = sq.layout().capacity();
@@ -130,7 +129,7 @@ pub(crate) fn create(
 
     let mut attr = QpAttr {
         qp_state: QpState::Reset as u32,
-        path_mtu: MTU_256,
+        path_mtu: abi::MTU_256,
         port_num: 1,
         cap: a.cap,
         ..QpAttr::default()
@@ -152,7 +151,7 @@ pub(crate) fn create(
     let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
     // Only an RC responder answers.
     let rc = qp_type == qpt::RC;
-    let resp_tx = crate::engine::resp_tx::new_queue(if rc { crate::engine::resp_tx::CAPACITY } else { 0 })?;
+    let resp_tx = super::new_answers(if rc { super::ANSWERS_CAPACITY } else { 0 })?;
     // An RC responder keeps the results of as many atomics as a requester may
     // have outstanding.
     let atomic_replies = AtomicReplies::new(if rc {
@@ -173,12 +172,8 @@ pub(crate) fn create(
     let spare_room = Completions::with_capacity(SPARE_ROOM, GFP_KERNEL)?;
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
-    let serial = pd
-        .device()
-        .data()
-        .next_qp_serial
-        .fetch_add(1, Ordering::Relaxed);
-    let rx = crate::net::recv::RxQueue::new();
+    let serial = dev.new_qp_serial();
+    let rx = rx::RxQueue::new();
     let make = |qpn: u32| {
         Arc::pin_init(
             pin_init!(QpInner {
@@ -198,7 +193,7 @@ pub(crate) fn create(
                 req_runner: Runner::new(),
                 resp_runner: Runner::new(),
                 tx: TxInFlight::new(),
-                route <- new_spinlock_irq!(crate::net::xmit::RouteCache::default()),
+                route <- new_spinlock_irq!(super::RouteCache::default()),
                 state <- new_spinlock_irq!(QpState_ {
                     attr,
                     sq: SendQueue {
@@ -257,7 +252,8 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
     let inner = qp.data();
     let ty = qp_type_of(inner.qp_type)?;
     // Before the QP's lock: this takes the device list's mutex.
-    let peer_on_host = (mask & m::AV != 0).then(|| crate::obj::device::gid_is_on_host(&a.ah_attr.dgid));
+    let peer_on_host =
+        (mask & m::AV != 0).then(|| crate::obj::device::gid_is_on_host(&a.ah_attr.dgid));
     let new_state_is_err = {
         let mut st = inner.state.lock();
         // The state the caller believes the QP in chooses the transition
@@ -285,7 +281,12 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if mask & m::CAP != 0 {
             check_cap(&a.cap, st.rq.is_none())?;
         }
-        if mask & m::AV != 0 && !matches!(a.ah_attr.network_type, 2 | 3) {
+        if mask & m::AV != 0
+            && !matches!(
+                a.ah_attr.network_type,
+                abi::network::IPV4 | abi::network::IPV6
+            )
+        {
             return Err(EINVAL);
         }
         if mask & m::PATH_MTU != 0 && (a.path_mtu == 0 || a.path_mtu > max_mtu) {
@@ -357,7 +358,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
             st.sq.peer_on_host = on_host;
         }
         if mask & (m::RETRY_CNT | m::RNR_RETRY) != 0 {
-            crate::engine::recovery::reset_retries(&mut st);
+            timers::reset_retries(&mut st);
         }
         if mask & m::SQ_PSN != 0 {
             st.timers.stop_timing();
@@ -373,7 +374,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if new == QpState::Reset {
             // Back to a clean QP: fetched WQEs are dropped without completions.
             st.sq.pending.clear();
-            st.sq.recount(qp.device().data());
+            st.sq.recount(&qp.device().data().busy_qps);
             st.sq.probe_oldest = false;
             st.sq.req_idx = 0;
             st.sq.req_off = 0;
@@ -431,7 +432,7 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let sq = &st.sq;
         let (retry_left, rnr_left, ack_wait, resending) =
             st.timers.details(sq.sent_psn != sq.comp_psn);
-        let (ack_timeout_us, answer_time_us) = crate::engine::recovery::ack_timeout_details(&st);
+        let (ack_timeout_us, answer_time_us) = timers::ack_timeout_details(&st);
         (
             [
                 (c"sq_psn", sq.psn, true),
@@ -489,9 +490,10 @@ fn head_details(p: Option<&Pending>) -> Option<(u32, u32, u32, u32)> {
     }
 }
 
-pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
+pub(crate) fn destroy(qp: &Qp<Rrxe>) -> Result {
+    let dev = qp.device().data();
     // Breaks the timer's reference to the QP; a queued work item finds it gone.
-    crate::engine::recovery::shut_down(qp.data());
+    timers::shut_down(qp.data());
     // A queued work item can still hold the QP, and drop it last, after the user
     // context is gone; the rings' mmap entries belong to that context, so they
     // are freed now (outside the lock: it may sleep). Nothing uses them after
@@ -499,7 +501,7 @@ pub(crate) fn destroy(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
     let rings = {
         let mut st = qp.data().state.lock();
         st.sq.destroyed = true;
-        st.sq.recount(dev);
+        st.sq.recount(&dev.busy_qps);
         (st.sq.ring.take(), st.rq.take())
     };
     drop(rings);

@@ -20,33 +20,77 @@ pub(crate) mod complete;
 pub(crate) mod control;
 pub(crate) mod pending;
 pub(crate) mod post;
+pub(crate) mod rx;
+pub(crate) mod timers;
 pub(crate) mod work;
 
 use crate::{
-    obj::device::{PdId, Rrxe, RrxeDevice},
+    obj::ring::Queue,
+    obj::wqe::{self, Bad, SqLimits},
+    obj::{pd::PdId, Rrxe},
+    params,
     proto::{
-        answers::{AtomicReplies, KeptRead, KeptReads},
-        psn,
+        answers::{Answer, AnswerRing, AtomicReplies, KeptRead, KeptReads},
+        ip, psn,
         qp_state::QpState,
         read_ahead::ReadAhead,
         window::SendWindow,
     },
-    obj::ring::Queue,
-    obj::wqe::{self, Bad, SqLimits},
 };
 use complete::Completions;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
+    net::route,
     prelude::*,
-    rdma::{device::DeviceRef, verbs::QpAttr},
-    sync::{Arc, SpinLockIrq},
+    rdma::{
+        device::DeviceRef,
+        verbs::{Qp, QpAttr},
+    },
+    sync::{rcu, Arc, SpinLockIrq},
     time::hrtimer::HrTimer,
     workqueue::Work,
 };
 use pending::PendingList;
 
-/// The Q_Key of QP1.
-pub(crate) const GSI_QKEY: u32 = 0x8001_0000;
+/// The answers of an RC QP's responder not yet sent, in order
+/// (`crate::engine::resp_tx`).
+pub(crate) type Answers = AnswerRing<KVec<Answer>>;
+
+/// Answers an RC QP can hold unsent: all the READs and atomics of a requester
+/// at the limit, and 64 ACKs and NAKs between them (adjacent ACKs merge). At 40
+/// bytes an answer, the ring fits an 8 KiB allocation.
+const ANSWERS_CAPACITY: usize = params::MAX_QP_RD_ATOM as usize + 64;
+const _: () = assert!(core::mem::size_of::<Answer>() * ANSWERS_CAPACITY <= 8192);
+
+/// A ring with room for `capacity` answers (0 for QPs that never answer).
+fn new_answers(capacity: usize) -> Result<Answers> {
+    let mut v = KVec::with_capacity(capacity, GFP_KERNEL)?;
+    v.resize(capacity, Answer::default(), GFP_KERNEL)?;
+    Ok(AnswerRing::new(v))
+}
+
+/// A QP's route, for the one path (source and destination GID) it was looked
+/// up for: connected QPs send along one path, and a datagram QP often does too.
+/// rdma_rxe keeps an RC QP's route in its socket the same way.
+#[derive(Default)]
+pub(crate) struct RouteCache(Option<([u8; 16], [u8; 16], route::CachedDst)>);
+
+impl RouteCache {
+    /// The kept route from `saddr` to `daddr`, if it still holds.
+    pub(crate) fn get(&self, saddr: &[u8; 16], daddr: &[u8; 16]) -> Option<route::Dst> {
+        match &self.0 {
+            Some((s, d, dst)) if s == saddr && d == daddr => dst.get(),
+            _ => None,
+        }
+    }
+
+    /// Keeps `dst` from `saddr` to `daddr`; returns the route it replaces, to
+    /// be released after the lock.
+    pub(crate) fn set(&mut self, saddr: &[u8; 16], daddr: &[u8; 16], dst: &route::Dst) -> Self {
+        let new = Some((*saddr, *daddr, route::CachedDst::new(dst)));
+        Self(core::mem::replace(&mut self.0, new))
+    }
+}
 
 /// Completions posted per lock hold: flushes and doorbells work in batches, so a
 /// huge queue never keeps interrupts off for long, and the room is allocated
@@ -94,7 +138,7 @@ pub(crate) struct SendQueue {
     /// The destination GID (RC, UC) is one of an rrxe device's on this host, so
     /// the peer's receive path runs on this host's CPUs ([`doorbell`]).
     peer_on_host: bool,
-    /// This queue is counted in the device's [`RrxeDevice::busy_qps`].
+    /// This queue is counted in the device's `busy_qps`.
     counted_busy: bool,
     /// The QP was destroyed: it no longer counts as busy, though `pending` keeps
     /// its WQEs until the QP is freed.
@@ -102,16 +146,17 @@ pub(crate) struct SendQueue {
 }
 
 impl SendQueue {
-    /// Keeps the device's count of busy QPs true to this queue. Called, under the
-    /// QP lock, after every change that can empty `pending` or make it non-empty.
-    fn recount(&mut self, dev: &RrxeDevice) {
+    /// Keeps the device's count of busy QPs (`busy_qps`) true to this queue.
+    /// Called, under the QP lock, after every change that can empty `pending` or
+    /// make it non-empty.
+    fn recount(&mut self, busy_qps: &AtomicU32) {
         let busy = !self.pending.is_empty() && !self.destroyed;
         if busy != self.counted_busy {
             self.counted_busy = busy;
             if busy {
-                dev.busy_qps.fetch_add(1, Ordering::Relaxed);
+                busy_qps.fetch_add(1, Ordering::Relaxed);
             } else {
-                dev.busy_qps.fetch_sub(1, Ordering::Relaxed);
+                busy_qps.fetch_sub(1, Ordering::Relaxed);
             }
         }
     }
@@ -172,12 +217,12 @@ pub(crate) struct QpState_ {
     pub(crate) rq: Option<RecvQueue>,
     pub(crate) resp: RespState,
     /// The responder's answers not yet sent (RC), in order.
-    pub(crate) resp_tx: crate::engine::resp_tx::TxQueue,
+    pub(crate) resp_tx: Answers,
     /// What the responder's last atomics returned (RC), to answer repeats.
     pub(crate) atomic_replies: AtomicReplies<KVec<(u32, u64)>>,
     /// The responder's last READs (RC), to check repeats against.
     pub(crate) kept_reads: KeptReads<KVec<KeptRead>>,
-    pub(crate) timers: crate::engine::recovery::Timers,
+    pub(crate) timers: timers::Timers,
     /// Room for a completion of each kind, lent to a flush or an error report
     /// whose own allocation failed ([`with_completion_room`]): a QP moved to the
     /// error state is always flushed, and a post to a failed QP never fails
@@ -319,7 +364,7 @@ pub(crate) struct QpInner {
     /// `dev`, so it is released first: the device reference going lets its
     /// namespace go, and with it the route's `dst_ops`.
     #[pin]
-    pub(crate) route: SpinLockIrq<crate::net::xmit::RouteCache>,
+    pub(crate) route: SpinLockIrq<RouteCache>,
     /// For `send_work`, which finds the QP again through the device. It runs the
     /// requester for kernel QPs (their posts may come with interrupts off) and
     /// for user posts handed off by [`post::doorbell`], the loss recovery timers for
@@ -327,11 +372,11 @@ pub(crate) struct QpInner {
     dev: DeviceRef<Rrxe>,
     #[pin]
     send_work: Work<QpInner>,
-    /// Runs the packets queued in `rx` ([`crate::net::recv::RxQueue`]).
+    /// Runs the packets queued in `rx` ([`rx::RxQueue`]).
     #[pin]
     recv_work: Work<QpInner, 1>,
     #[pin]
-    pub(crate) rx: SpinLockIrq<crate::net::recv::RxQueue>,
+    pub(crate) rx: SpinLockIrq<rx::RxQueue>,
     /// The receive work item owns the QP's packets: set (under `rx`'s lock) by
     /// the first packet queued and cleared when the work item finds `rx` empty.
     /// Packets for the QP queue behind it while it is set, and an expired ACK
@@ -351,7 +396,23 @@ pub(crate) struct QpInner {
     pub(crate) state: SpinLockIrq<QpState_>,
 }
 
-pub(crate) type RrxeQp = Arc<QpInner>;
+impl QpInner {
+    /// This very QP through the device's table, for its work items: `None` once
+    /// it is destroyed, when its number may already name a new QP.
+    pub(crate) fn live<'g>(&'g self, guard: &'g rcu::Guard) -> Option<&'g Qp<Rrxe>> {
+        let qp = self.dev.qp_rcu(self.qpn, guard)?;
+        core::ptr::eq(&**qp.data(), self).then_some(qp)
+    }
+}
+
+impl QpState_ {
+    /// Whether a packet with IP header `ip` is from the QP's peer to its own
+    /// address (RC, UC): rxe's `check_addr`.
+    pub(crate) fn from_peer(&self, ip: &[u8]) -> bool {
+        let av = &self.attr.ah_attr;
+        ip::addressed(ip, &av.sgid, &av.dgid)
+    }
+}
 
 pub(crate) fn cur_state(st: &QpState_) -> QpState {
     QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)

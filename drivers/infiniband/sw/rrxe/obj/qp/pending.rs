@@ -2,30 +2,8 @@
 
 //! The send WQEs of a QP that are not yet completed, oldest first.
 
-use crate::obj::wqe::{Bad, SendWqe};
+use crate::obj::wqe::{Bad, Pending};
 use kernel::prelude::*;
-
-/// A send WQE waiting for the requester, or the marker of a refused one.
-#[allow(
-    clippy::large_enum_variant,
-    reason = "entries live in place in the pending list; a box would be an allocation per WQE"
-)]
-pub(crate) enum Pending {
-    Wqe(SendWqe),
-    Bad {
-        wr_id: u64,
-        why: Bad,
-    },
-    /// A slot already taken from the front of a [`PendingList`].
-    Taken,
-}
-
-impl Pending {
-    /// A WQE whose packets were all sent at least once.
-    pub(crate) fn sent_all(&self) -> bool {
-        matches!(self, Pending::Wqe(w) if w.sent_all)
-    }
-}
 
 /// Oldest-first list of send WQEs: a ring over storage of fixed length, in
 /// which the slots that hold no WQE are [`Pending::Taken`].
@@ -280,4 +258,3 @@ mod tests {
         assert_eq!(&ids(&l)[..], &[2, 3, 4, 5]);
     }
 }
-

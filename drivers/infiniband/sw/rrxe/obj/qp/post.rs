@@ -6,113 +6,50 @@
 use super::{
     complete::{flush, progress, with_completion_room, Completions},
     cur_state, path_mtu_bytes,
-    pending::{Pending, PendingList},
+    pending::PendingList,
     work::defer,
     BATCH,
 };
 use crate::{
-    obj::device::{PdId, Rrxe, RrxeDevice},
+    obj::device::RrxeDevice,
+    obj::pd::PdId,
+    obj::wqe::{self, Bad, Pending, SendWqe},
+    obj::Rrxe,
     params,
     proto::qp_state::QpState,
-    obj::wqe::{self, Bad, SendWqe},
 };
-use core::sync::atomic::Ordering;
 use kernel::{
     prelude::*,
     rdma::verbs::{Qp, RecvWr, SendWr},
 };
 
-/// Values of the `post_handoff` module parameter: which user posts the doorbell
-/// hands to the QP's work item instead of sending them itself.
-pub(crate) mod handoff {
-    /// None: every post is sent from the doorbell syscall.
-    pub(crate) const NEVER: u32 = 0;
-    /// Posts behind unfinished WQEs whose messages fit in one packet.
-    pub(crate) const SMALL: u32 = 1;
-    /// Posts behind unfinished WQEs, of any size.
-    pub(crate) const ANY: u32 = 2;
-    /// The default (and values past it): as [`ANY`], but SENDs of at most
-    /// [`super::LOCAL_SEND_MAX_PACKETS`] packets to an rrxe device on this host
-    /// are sent from the doorbell while no other QP of the device is busy.
-    pub(crate) const ANY_BUT_LONE_LOCAL_SENDS: u32 = 3;
-}
-
-/// The longest SEND, in packets of the path MTU, that [`doorbell`] sends itself
-/// to a local peer. A stream of longer ones is sent from the QP's work item: a
-/// 64 KiB stream then ran its kernel work on one vCPU and the two polling
-/// processes on the other, as rdma_rxe's does; sent from the poster's system
-/// call, the work fell on both vCPUs between the processes, and the stream
-/// went 20 % slower (Documentation/design.rst).
-const LOCAL_SEND_MAX_PACKETS: u32 = 8;
-
-/// The user doorbell: takes the new WQEs into kernel memory and sends them, from
-/// here or from the QP's work item.
-///
-/// Sent from here, a post on a veth or loopback path runs the whole round trip in
-/// this syscall, on this CPU: the packet, the peer's responder in the receive
-/// softirq, its ACK and this side's completer. For one message in flight that is
-/// the fastest way (a ping-pong never waits for a worker to wake). A stream of
-/// messages, though, is then bound by one CPU doing the user's loop and all of
-/// the driver's work, and so is every QP the user posts to. So a post that finds
-/// earlier WQEs not yet finished (a stream, not a ping-pong) is handed to the
-/// work item on an unbound queue, which another CPU runs while this one returns
-/// to the user; if the requester already runs elsewhere, it is only told to look
-/// again. By default this holds for messages of any size: over 8 QPs the work
-/// items of different QPs then run on different CPUs (Documentation/design.rst).
-/// Unsignaled READs, atomics and FLUSHes are handed over even on an idle QP
-/// ([`FetchedPosts::unsignaled_reads`]).
-///
-/// One stream is the exception: SENDs of a few packets to an rrxe device on this
-/// host, while no other QP of the device has WQEs unfinished. Its receiver is a user process
-/// on this host too, busy polling and posting receives, so a work item would
-/// be a third runnable task on two CPUs, and it gets the SEND, its receive and
-/// the ACK done in one share of three. Sent from here, they use the poster's
-/// own share. (A WRITE stream's receiver is idle; a peer elsewhere does its
-/// receiving on its own CPUs; with two QPs busy, their work items run in
-/// parallel; a long SEND's packets keep a worker busy, and the work item's
-/// ACK-clocked sending leaves both polling processes the other CPU.)
-pub(crate) fn doorbell(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result {
-    let posts = fetch(dev, qp)?;
-    let inner = qp.data();
-    let hand_off = (posts.behind_others || posts.unsignaled_reads)
-        && match crate::post_handoff() {
-            handoff::NEVER => false,
-            handoff::SMALL => posts.one_packet_each,
-            handoff::ANY => true,
-            handoff::ANY_BUT_LONE_LOCAL_SENDS.. => {
-                !(posts.sends_only && posts.peer_on_host && !posts.long_message)
-                    || dev.busy_qps.load(Ordering::Relaxed) > 1
-            }
-        };
-    if hand_off && !inner.req_runner.is_running() {
-        dev.stats.inc(crate::stats::Counter::PostHandoffs);
-        defer(inner);
-    } else {
-        crate::engine::req::run(qp);
-    }
-    Ok(())
-}
+/// The longest SEND, in packets of the path MTU, that the doorbell sends itself
+/// to a local peer (`crate::engine::doorbell`). A stream of longer ones is sent
+/// from the QP's work item: a long stream's kernel work then runs on one CPU and
+/// the two polling processes on the other, as rdma_rxe's does; sent from the
+/// poster's system call, the work fell on both CPUs between the processes.
+pub(crate) const LOCAL_SEND_MAX_PACKETS: u32 = 8;
 
 /// What one doorbell's [`fetch`] took.
 #[derive(Clone, Copy, Default)]
-struct FetchedPosts {
+pub(crate) struct FetchedPosts {
     /// Earlier WQEs were still queued (unsent or unacknowledged).
-    behind_others: bool,
+    pub(crate) behind_others: bool,
     /// WQEs were taken, each unsignaled and answered by a response (a READ, an
     /// atomic, a FLUSH). Sent from here over a veth to an rrxe responder, a READ
     /// ran the peer's responder inside the syscall, and one answered in one
     /// packet its whole round trip, so the next post found nothing unfinished
     /// and a stream of them ran as a ping-pong on the user's CPU. A user who
     /// waits for a READ signals it: a ping-pong is still sent from here.
-    unsignaled_reads: bool,
+    pub(crate) unsignaled_reads: bool,
     /// Every new WQE's message fits in one packet of the path MTU.
-    one_packet_each: bool,
+    pub(crate) one_packet_each: bool,
     /// Every new WQE is a SEND.
-    sends_only: bool,
+    pub(crate) sends_only: bool,
     /// A new WQE's message takes more than [`LOCAL_SEND_MAX_PACKETS`] packets.
-    long_message: bool,
-    /// The QP's peer is an rrxe device on this host ([`SendQueue::peer_on_host`]).
-    peer_on_host: bool,
+    pub(crate) long_message: bool,
+    /// The QP's peer is an rrxe device on this host (`SendQueue::peer_on_host`).
+    pub(crate) peer_on_host: bool,
 }
 
 /// Takes the new WQEs of a user send queue into kernel memory, each copied once,
@@ -121,7 +58,8 @@ struct FetchedPosts {
 /// This runs for every user post, so the common case allocates nothing: the copy
 /// goes to the QP's own buffer, and only an error (a refused WQE at the head, or a
 /// QP in the error state) gathers completions.
-fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
+pub(crate) fn fetch(qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
+    let dev = qp.device().data();
     let inner = qp.data();
     let mut first = true;
     let mut posts = FetchedPosts {
@@ -182,8 +120,8 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                                 if let Pending::Wqe(w) = p {
                                     posts.one_packet_each &= w.length <= mtu;
                                     posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
-                                    posts.unsignaled_reads &= crate::engine::req::needs_response(w)
-                                        && w.flags & wqe::flag::SIGNALED == 0;
+                                    posts.unsignaled_reads &= w.needs_response()
+                                        && w.flags & crate::abi::send_flags::SIGNALED == 0;
                                     posts.sends_only &= wqe::is_send(w.opcode);
                                     taken = true;
                                 } else {
@@ -195,7 +133,7 @@ fn fetch(dev: &RrxeDevice, qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                         };
                         let took = take();
                         // Also when a read failed after some WQEs were taken.
-                        sq.recount(dev);
+                        sq.recount(&dev.busy_qps);
                         took?;
                         posts.peer_on_host = sq.peer_on_host;
                         if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
@@ -289,7 +227,7 @@ pub(crate) fn post_send(qp: &Qp<Rrxe>, wr: &SendWr<'_, Rrxe>) -> Result {
         })?;
         // Room was reserved at creation.
         st.sq.pending.push(Pending::Wqe(w))?;
-        st.sq.recount(qp.device().data());
+        st.sq.recount(&qp.device().data().busy_qps);
         state == QpState::Err
     };
     if !err {
@@ -318,8 +256,9 @@ pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
         if wr.sgl.len() > rq.max_sge as usize {
             return Err(EINVAL);
         }
-        let mut buf = [0u8; wqe::RECV_WQE_HDR + wqe::SGE_SIZE * params::MAX_SGE as usize];
-        let n = wqe::RECV_WQE_HDR + wr.sgl.len() * wqe::SGE_SIZE;
+        let mut buf =
+            [0u8; crate::abi::RECV_WQE_HDR + crate::abi::SGE_SIZE * params::MAX_SGE as usize];
+        let n = crate::abi::RECV_WQE_HDR + wr.sgl.len() * crate::abi::SGE_SIZE;
         wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
         rq.ring.post(&buf[..n])?;
         err
@@ -329,4 +268,3 @@ pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
     }
     Ok(())
 }
-

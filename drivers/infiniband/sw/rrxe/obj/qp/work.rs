@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! When a QP's engines run: its two work items, and its packets in flight.
+//! When a QP's engines run later: its two work items, queued on rrxe's work
+//! queue, and its packets in flight, whose release may queue one.
+//!
+//! The work items run the engines (`crate::engine` for the send work item,
+//! `crate::net::recv` for the receive one): the one place where an object
+//! calls up into the layers above it, through the `WorkItem` impls those
+//! layers provide for [`QpInner`].
 
 use super::QpInner;
-use kernel::{
-    sync::{rcu, Arc},
-    workqueue::{impl_has_work, WorkItem},
-};
+use kernel::{sync::Arc, workqueue::impl_has_work};
 
 /// Makes `skb`, about to go to the stack, one of the QP's packets in flight.
 pub(crate) fn own_tx(inner: &Arc<QpInner>, skb: &mut kernel::net::skb::SkBuff) {
@@ -42,44 +45,7 @@ impl_has_work! {
 /// With the engines' usual 256 each, one read-side section lasted over 26 s under
 /// TCG with KASAN (an RCU stall report); a few packets per run keep it short,
 /// and the run queues itself again for the rest.
-const WORK_BUDGET: u32 = 16;
-
-impl WorkItem for QpInner {
-    type Pointer = Arc<QpInner>;
-
-    fn run(this: Arc<QpInner>) {
-        let guard = rcu::read_lock();
-        // The QP may be gone, and its number reused: only run for this very QP.
-        if let Some(qp) = this.dev.qp_rcu(this.qpn, &guard) {
-            if core::ptr::eq(&**qp.data(), &*this) {
-                crate::engine::recovery::expire(qp);
-                crate::engine::req::run_some(qp, WORK_BUDGET);
-                crate::engine::resp_tx::run_some(qp, WORK_BUDGET);
-            }
-        }
-    }
-}
-
-impl WorkItem<1> for QpInner {
-    type Pointer = Arc<QpInner>;
-
-    fn run(this: Arc<QpInner>) {
-        let more = {
-            let guard = rcu::read_lock();
-            match this.dev.qp_rcu(this.qpn, &guard) {
-                // As `send_work`: only for this very QP. A destroyed QP's queued
-                // packets are freed with it.
-                Some(qp) if core::ptr::eq(&**qp.data(), &*this) => {
-                    crate::net::recv::run_queued(qp, WORK_BUDGET)
-                }
-                _ => false,
-            }
-        };
-        if more {
-            defer_receive(&this);
-        }
-    }
-}
+pub(crate) const WORK_BUDGET: u32 = 16;
 
 /// Has the QP's receive work item run its queued packets, on the unbound
 /// [`crate::work_queue`]: on a CPU other than the receiving one where one is free.

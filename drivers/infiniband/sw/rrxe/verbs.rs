@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The verbs rrxe implements: `kernel::rdma::Driver` for [`Rrxe`], each op
+//! handed to the object or engine that does it.
+
+use crate::{
+    abi, engine,
+    obj::{
+        ah::{self, AhInner},
+        cq::{self, CqInner},
+        device::{self, RrxeDevice},
+        mr::{self, MrInner},
+        mw::{self, MwInner},
+        pd::{RrxePd, RrxeUContext},
+        qp::{self, QpInner},
+        srq::{self, SrqInner},
+        Rrxe,
+    },
+    stats,
+};
+use kernel::{
+    prelude::*,
+    rdma::{
+        self,
+        device::StatDesc,
+        restrack::DriverDetails,
+        types::{driver_id, port},
+        verbs::{
+            Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
+            Srq, SrqAttr, SrqInitAttr, Wc,
+        },
+        DeviceAttr, PortAttr, PortImmutable, UData,
+    },
+    sync::Arc,
+};
+
+#[vtable]
+impl rdma::Driver for Rrxe {
+    type Data = RrxeDevice;
+    type UContext = RrxeUContext;
+    type Pd = RrxePd;
+    type Cq = Arc<CqInner>;
+    type Qp = Arc<QpInner>;
+    type Srq = Arc<SrqInner>;
+    type Ah = Arc<AhInner>;
+    type Mr = Arc<MrInner>;
+    type Mw = Arc<MwInner>;
+
+    const DRIVER_ID: u32 = driver_id::RXE;
+    const UVERBS_ABI_VERSION: u32 = abi::UVERBS_ABI_VERSION;
+    const HW_STATS: &'static [StatDesc] = &stats::DESCS;
+
+    fn hw_stats(dev: &rdma::Device<Self>, _port: u32, out: &mut [u64]) {
+        dev.data().stats.read_into(out);
+    }
+
+    fn with_devices<R>(f: impl FnOnce(&mut rdma::DeviceList<Self>) -> R) -> R {
+        f(&mut crate::DEVICES.lock())
+    }
+
+    fn query_device(dev: &rdma::Device<Self>, a: &mut DeviceAttr) -> Result {
+        *a = device::attributes(dev);
+        Ok(())
+    }
+
+    fn query_port(dev: &rdma::Device<Self>, port_num: u32, a: &mut PortAttr) -> Result {
+        *a = device::port_attributes(dev, port_num)?;
+        Ok(())
+    }
+
+    fn query_pkey(_dev: &rdma::Device<Self>, port_num: u32, index: u16) -> Result<u16> {
+        device::pkey(port_num, index)
+    }
+
+    fn port_immutable(_dev: &rdma::Device<Self>, port_num: u32) -> Result<PortImmutable> {
+        device::port_immutable(port_num)
+    }
+
+    fn alloc_ucontext(_dev: &rdma::Device<Self>, _udata: Option<&UData>) -> Result<RrxeUContext> {
+        Ok(RrxeUContext)
+    }
+
+    fn alloc_pd(dev: &rdma::Device<Self>, udata: Option<&UData>) -> Result<RrxePd> {
+        UData::expect_empty(udata)?;
+        Ok(RrxePd {
+            id: dev.data().new_pd_id(),
+        })
+    }
+
+    fn create_cq(
+        _dev: &rdma::Device<Self>,
+        attr: &CqInitAttr,
+        udata: Option<&UData>,
+    ) -> Result<(Arc<CqInner>, u32)> {
+        cq::create(attr, udata)
+    }
+
+    fn resize_cq(c: &Cq<Self>, cqe: u32, udata: Option<&UData>) -> Result<u32> {
+        cq::resize(c, cqe, udata)
+    }
+
+    fn destroy_cq(c: &Cq<Self>) -> Result {
+        cq::destroy(c)
+    }
+
+    fn poll_cq(c: &Cq<Self>, wc: &mut [Wc]) -> usize {
+        cq::poll(c, wc)
+    }
+
+    fn peek_cq(c: &Cq<Self>, n: usize) -> usize {
+        cq::peek(c, n)
+    }
+
+    fn req_notify_cq(c: &Cq<Self>, flags: u32) -> Result<bool> {
+        cq::req_notify(c, flags)
+    }
+
+    fn create_qp(
+        pd: &Pd<Self>,
+        attr: &mut QpInitAttr,
+        _send_cq: &Cq<Self>,
+        _recv_cq: &Cq<Self>,
+        srq: Option<&Srq<Self>>,
+        udata: Option<&UData>,
+    ) -> Result<(Arc<QpInner>, u32)> {
+        qp::control::create(pd, attr, srq, udata)
+    }
+
+    fn modify_qp(q: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&UData>) -> Result {
+        qp::control::modify(q, attr, mask, port::MTU_4096)
+    }
+
+    fn query_qp(q: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+        qp::control::query(q, attr, init)
+    }
+
+    fn fill_qp_details(q: &Qp<Self>, out: &mut DriverDetails<'_>) -> Result {
+        qp::control::details(q, out)
+    }
+
+    fn destroy_qp(q: &Qp<Self>) -> Result {
+        // Before its number can be reused.
+        let dev = q.device();
+        dev.data().mcast.detach_all(dev.netdev(), q.qp_num());
+        qp::control::destroy(q)
+    }
+
+    fn post_send(q: &Qp<Self>, wr: &SendWr<'_, Self>) -> Result {
+        qp::post::post_send(q, wr)
+    }
+
+    fn doorbell(q: &Qp<Self>) -> Result {
+        engine::doorbell(q)
+    }
+
+    fn post_recv(q: &Qp<Self>, wr: &RecvWr<'_>) -> Result {
+        qp::post::post_recv(q, wr)
+    }
+
+    fn create_srq(
+        pd: &Pd<Self>,
+        attr: &mut SrqInitAttr,
+        udata: Option<&UData>,
+    ) -> Result<Arc<SrqInner>> {
+        srq::create(&pd.device().data().srqs, pd, attr, udata)
+    }
+
+    fn modify_srq(s: &Srq<Self>, attr: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
+        srq::modify(s, attr, mask, udata)
+    }
+
+    fn query_srq(s: &Srq<Self>) -> Result<SrqAttr> {
+        srq::query(s)
+    }
+
+    fn destroy_srq(s: &Srq<Self>) -> Result {
+        srq::destroy(&s.device().data().srqs, s)
+    }
+
+    fn post_srq_recv(s: &Srq<Self>, wr: &RecvWr<'_>) -> Result {
+        srq::post_recv(s, wr)
+    }
+
+    fn create_ah(
+        pd: &Pd<Self>,
+        attr: &AhAttr,
+        sleepable: bool,
+        udata: Option<&UData>,
+    ) -> Result<Arc<AhInner>> {
+        ah::create(&pd.device().data().ahs, pd, attr, sleepable, udata)
+    }
+
+    fn query_ah(a: &Ah<Self>) -> Result<AhAttr> {
+        Ok(ah::query(a))
+    }
+
+    fn destroy_ah(a: &Ah<Self>) -> Result {
+        ah::destroy(&a.device().data().ahs, a)
+    }
+
+    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+        mr::get_dma(&pd.device().data().keys, pd, access)
+    }
+
+    fn reg_user_mr(
+        pd: &Pd<Self>,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: u32,
+        udata: Option<&UData>,
+    ) -> Result<(Arc<MrInner>, MrKeys)> {
+        mr::reg_user(
+            &pd.device().data().keys,
+            pd,
+            start,
+            length,
+            iova,
+            access,
+            udata,
+        )
+    }
+
+    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+        mr::alloc(&pd.device().data().keys, pd, mr_type, max_num_sg)
+    }
+
+    fn mr_map_begin(m: &Mr<Self>) -> Result {
+        mr::map_begin(m)
+    }
+
+    fn mr_set_page(m: &Mr<Self>, addr: u64) -> Result {
+        mr::set_page(m, addr)
+    }
+
+    fn mr_map_end(m: &Mr<Self>, iova: u64, length: u64, page_size: u32) -> Result {
+        mr::map_end(m, iova, length, page_size)
+    }
+
+    fn dereg_mr(m: &Mr<Self>) -> Result {
+        mr::dereg(&m.device().data().keys, m)
+    }
+
+    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(Arc<MwInner>, u32)> {
+        mw::alloc(&pd.device().data().keys, pd, mw_type, udata)
+    }
+
+    fn dealloc_mw(m: &Mw<Self>) -> Result {
+        mw::dealloc(&m.device().data().keys, m)
+    }
+
+    fn attach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        let dev = q.device();
+        dev.data().mcast.attach(dev.netdev(), q, gid)
+    }
+
+    fn detach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        let dev = q.device();
+        dev.data().mcast.detach(dev.netdev(), q.qp_num(), gid)
+    }
+}
