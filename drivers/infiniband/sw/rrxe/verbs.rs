@@ -6,14 +6,14 @@
 use crate::{
     abi, engine,
     obj::{
-        ah::{self, AhInner},
-        cq::{self, CqInner},
+        ah::{self, RrxeAh},
+        cq::{self, RrxeCq},
         device::{self, RrxeDevice},
-        mr::{self, MrInner},
-        mw::{self, MwInner},
+        mr::{self, RrxeMr},
+        mw::{self, RrxeMw},
         pd::{RrxePd, RrxeUContext},
-        qp::{self, QpInner},
-        srq::{self, SrqInner},
+        qp::{self, RrxeQp},
+        srq::{self, RrxeSrq},
         Rrxe,
     },
     stats,
@@ -39,12 +39,12 @@ impl rdma::Driver for Rrxe {
     type Data = RrxeDevice;
     type UContext = RrxeUContext;
     type Pd = RrxePd;
-    type Cq = Arc<CqInner>;
-    type Qp = Arc<QpInner>;
-    type Srq = Arc<SrqInner>;
-    type Ah = Arc<AhInner>;
-    type Mr = Arc<MrInner>;
-    type Mw = Arc<MwInner>;
+    type Cq = Arc<RrxeCq>;
+    type Qp = Arc<RrxeQp>;
+    type Srq = Arc<RrxeSrq>;
+    type Ah = Arc<RrxeAh>;
+    type Mr = Arc<RrxeMr>;
+    type Mw = Arc<RrxeMw>;
 
     const DRIVER_ID: u32 = driver_id::RXE;
     const UVERBS_ABI_VERSION: u32 = abi::UVERBS_ABI_VERSION;
@@ -91,7 +91,7 @@ impl rdma::Driver for Rrxe {
         _dev: &rdma::Device<Self>,
         attr: &CqInitAttr,
         udata: Option<&UData>,
-    ) -> Result<(Arc<CqInner>, u32)> {
+    ) -> Result<(Arc<RrxeCq>, u32)> {
         cq::create(attr, udata)
     }
 
@@ -122,7 +122,7 @@ impl rdma::Driver for Rrxe {
         _recv_cq: &Cq<Self>,
         srq: Option<&Srq<Self>>,
         udata: Option<&UData>,
-    ) -> Result<(Arc<QpInner>, u32)> {
+    ) -> Result<(Arc<RrxeQp>, u32)> {
         qp::control::create(pd, attr, srq, udata)
     }
 
@@ -161,7 +161,7 @@ impl rdma::Driver for Rrxe {
         pd: &Pd<Self>,
         attr: &mut SrqInitAttr,
         udata: Option<&UData>,
-    ) -> Result<Arc<SrqInner>> {
+    ) -> Result<Arc<RrxeSrq>> {
         srq::create(&pd.device().data().srqs, pd, attr, udata)
     }
 
@@ -186,7 +186,7 @@ impl rdma::Driver for Rrxe {
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&UData>,
-    ) -> Result<Arc<AhInner>> {
+    ) -> Result<Arc<RrxeAh>> {
         ah::create(&pd.device().data().ahs, pd, attr, sleepable, udata)
     }
 
@@ -198,7 +198,7 @@ impl rdma::Driver for Rrxe {
         ah::destroy(&a.device().data().ahs, a)
     }
 
-    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::get_dma(&pd.device().data().keys, pd, access)
     }
 
@@ -209,7 +209,7 @@ impl rdma::Driver for Rrxe {
         iova: u64,
         access: u32,
         udata: Option<&UData>,
-    ) -> Result<(Arc<MrInner>, MrKeys)> {
+    ) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::reg_user(
             &pd.device().data().keys,
             pd,
@@ -221,7 +221,7 @@ impl rdma::Driver for Rrxe {
         )
     }
 
-    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::alloc(&pd.device().data().keys, pd, mr_type, max_num_sg)
     }
 
@@ -241,7 +241,7 @@ impl rdma::Driver for Rrxe {
         mr::dereg(&m.device().data().keys, m)
     }
 
-    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(Arc<MwInner>, u32)> {
+    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(Arc<RrxeMw>, u32)> {
         mw::alloc(&pd.device().data().keys, pd, mw_type, udata)
     }
 

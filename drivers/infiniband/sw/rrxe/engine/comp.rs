@@ -16,7 +16,7 @@ use crate::{
     obj::device::RrxeDevice,
     obj::mr::SgeCursor,
     obj::pd::PdId,
-    obj::qp::{self, QpState_},
+    obj::qp::{self, QpInner},
     obj::wqe::{Pending, SendWqe},
     obj::Rrxe,
     proto::{
@@ -199,7 +199,7 @@ fn go_back(qp: &Qp<Rrxe>, acked: u32) {
 /// of it was acknowledged (a READ then asks only for the rest), as rxe's
 /// `req_retry`. Starting the WQE over instead would never finish a long message
 /// on a lossy path. The window probe starts over too.
-pub(crate) fn rewind(st: &mut QpState_) {
+pub(crate) fn rewind(st: &mut QpInner) {
     let (psn, off) = match st.sq.pending.get(0) {
         // Only a WQE that was sent has valid PSNs.
         Some(Pending::Wqe(w)) if w.started => resend_place(st, w),
@@ -219,7 +219,7 @@ pub(crate) fn rewind(st: &mut QpState_) {
 /// Where sending the started WQE `w` again begins: the PSN and the bytes of
 /// `w` before it. That is the oldest unacknowledged PSN if it lies inside `w`
 /// (a READ then asks only for the rest), else `w`'s first PSN.
-pub(crate) fn resend_place(st: &QpState_, w: &SendWqe) -> (u32, u32) {
+pub(crate) fn resend_place(st: &QpInner, w: &SendWqe) -> (u32, u32) {
     let comp = st.sq.comp_psn;
     let mtu = qp::path_mtu_bytes(st);
     let acked = psn_diff(comp, w.first_psn);
@@ -237,7 +237,7 @@ pub(crate) fn resend_place(st: &QpState_, w: &SendWqe) -> (u32, u32) {
 /// took, which may be a READ's, and that says nothing of the READ's
 /// responses. Acknowledging up to it left the READ before the oldest
 /// unacknowledged PSN, and then no response to it was ever taken.
-fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
+fn unanswered_before(st: &QpInner, psn: u32) -> Option<u32> {
     let (i, at) = expected_response(st)?;
     match st.sq.pending.get(i) {
         Some(Pending::Wqe(w)) if psn_diff(psn, w.first_psn) >= 0 => Some(at),
@@ -251,13 +251,13 @@ fn unanswered_before(st: &QpState_, psn: u32) -> Option<u32> {
 /// asks for it again, as rxe's `check_psn` does. Taking the NAK's PSN instead
 /// left such a READ before the oldest unacknowledged PSN: every response to its
 /// resend was then stale, and the READ never completed.
-fn nak_limit(st: &QpState_, psn: u32) -> u32 {
+fn nak_limit(st: &QpInner, psn: u32) -> u32 {
     unanswered_before(st, psn).unwrap_or(psn)
 }
 
 /// Whether `psn` is one of the PSNs of the READ whose responses are expected
 /// next ([`expected_response`]).
-fn in_answered_read(st: &QpState_, psn: u32) -> bool {
+fn in_answered_read(st: &QpInner, psn: u32) -> bool {
     let Some((i, _)) = expected_response(st) else {
         return false;
     };
@@ -278,7 +278,7 @@ fn in_answered_read(st: &QpState_, psn: u32) -> bool {
 /// ACK may never come (an unsignaled WRITE asks for none) or be lost, and
 /// taking a response only at the oldest unacknowledged PSN sent the WRITEs and
 /// the READ again.
-fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
+fn expected_response(st: &QpInner) -> Option<(usize, u32)> {
     let comp = st.sq.comp_psn;
     for i in 0..st.sq.pending.len() {
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i).filter(|p| p.sent_all()) else {
@@ -304,7 +304,7 @@ fn expected_response(st: &QpState_) -> Option<(usize, u32)> {
 /// expected next ([`expected_response`]): a READ response (`want_read`) of a
 /// READ, or of a FLUSH or ATOMIC WRITE ending at `psn`, or an atomic ACK of an
 /// atomic ending at `psn`.
-fn answered_wqe(st: &qp::QpState_, psn: u32, want_read: bool) -> Result<usize, Counter> {
+fn answered_wqe(st: &qp::QpInner, psn: u32, want_read: bool) -> Result<usize, Counter> {
     if !matches!(
         qp::cur_state(st),
         QpState::Rts | QpState::Sqd | QpState::Sqe
@@ -351,13 +351,13 @@ fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(
 
 /// Whether the oldest unacknowledged PSN is past the requester's place: after a
 /// rewind, an answer acknowledged packets it has yet to send again.
-fn requester_behind(st: &QpState_) -> bool {
+fn requester_behind(st: &QpInner) -> bool {
     psn_diff(st.sq.comp_psn, st.sq.psn) > 0
 }
 
 /// A response acknowledged every PSN before `next`: the oldest unacknowledged PSN
 /// moves there, and the send window grows by the packets that newly covers.
-fn acknowledge(st: &mut QpState_, next: u32) {
+fn acknowledge(st: &mut QpInner, next: u32) {
     let newly = psn_diff(next, st.sq.comp_psn);
     if newly > 0 {
         st.sq.window.acked(newly as u32);
@@ -372,7 +372,7 @@ fn acknowledge(st: &mut QpState_, next: u32) {
 /// that rewound into it sent its request again in between: that took a credit
 /// that no response would return, and with nothing left outstanding no timer
 /// ran either, so the SQ stopped for good (seen in the lossy READ test).
-fn answered(st: &mut QpState_, i: usize) {
+fn answered(st: &mut QpInner, i: usize) {
     if let Some(Pending::Wqe(w)) = st.sq.pending.get_mut(i) {
         if w.answered {
             return;
@@ -458,7 +458,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// noted, and an error for a response whose length or opcode does not fit its
 /// place in the READ: it is dropped.
 fn place_early(
-    st: &mut QpState_,
+    st: &mut QpInner,
     pd_id: PdId,
     dev: &RrxeDevice,
     pkt: &Packet<'_>,
@@ -492,7 +492,7 @@ fn place_early(
 /// PSN. Else a peer could complete a READ with responses of any length, even
 /// empty ones, leaving the buffer's old bytes where the data should be (rxe
 /// checks the opcode sequence, and completes a READ only with all its data).
-fn fits(st: &QpState_, w: &SendWqe, pkt: &Packet<'_>) -> bool {
+fn fits(st: &QpInner, w: &SendWqe, pkt: &Packet<'_>) -> bool {
     let psn = pkt.bth.psn();
     let mtu = qp::path_mtu_bytes(st);
     let ends = pkt.info.is_last() || pkt.info.is_only();
@@ -503,7 +503,7 @@ fn fits(st: &QpState_, w: &SendWqe, pkt: &Packet<'_>) -> bool {
 
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
 /// its PSN gives. Returns whether it fit and the memory allowed it.
-fn place(st: &QpState_, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
+fn place(st: &QpInner, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
     let mtu = qp::path_mtu_bytes(st) as usize;
     let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
     let mut c = SgeCursor::new(&dev.keys, pd_id, &w.sgl);
@@ -533,7 +533,7 @@ fn place(st: &QpState_, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet
 /// response past the expected PSN acknowledges the WQEs before it as the
 /// expected one would ([`expected_response`]), so that they are not sent
 /// again. The caller completes them and then rewinds, as after a NAK.
-fn unexpected_read_response(st: &mut QpState_, psn: u32, early: Option<(u32, u32)>) -> Option<u32> {
+fn unexpected_read_response(st: &mut QpInner, psn: u32, early: Option<(u32, u32)>) -> Option<u32> {
     recovery::heard(st);
     let missing = psn_diff(psn, st.sq.comp_psn) > 0 && psn_diff(psn, st.sq.sent_psn) < 0;
     let may_fill = recovery::has_ack_timeout(st)

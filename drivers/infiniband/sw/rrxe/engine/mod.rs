@@ -12,7 +12,7 @@
 //! doorbell system call or hands it to the QP's send work item ([`doorbell`]);
 //! a received packet reaches its engine through [`receive`], from the receive
 //! softirq or from the QP's receive work item (`crate::net::recv`); the send
-//! work item ([`QpInner`]'s `WorkItem` impl below) runs the timers, the
+//! work item ([`RrxeQp`]'s `WorkItem` impl below) runs the timers, the
 //! requester and the responder's sender. The work items are the one place
 //! where the object layer's QP ([`crate::obj::qp::work`]) calls up into the
 //! engines.
@@ -29,7 +29,7 @@ use crate::{
         qp::{
             post::fetch,
             work::{defer, WORK_BUDGET},
-            QpInner,
+            RrxeQp,
         },
         Rrxe,
     },
@@ -46,10 +46,10 @@ use kernel::{
 
 /// The QP's send work item: its timers, then its requester and its
 /// responder's sender, each for a budget of packets.
-impl WorkItem for QpInner {
-    type Pointer = Arc<QpInner>;
+impl WorkItem for RrxeQp {
+    type Pointer = Arc<RrxeQp>;
 
-    fn run(this: Arc<QpInner>) {
+    fn run(this: Arc<RrxeQp>) {
         let guard = rcu::read_lock();
         // The QP may be gone, and its number reused: only run for this very QP.
         if let Some(qp) = this.live(&guard) {

@@ -34,7 +34,7 @@ use crate::{
         qp::{
             self,
             timers::{ack_timeout, ack_timeout_ns, reset_retries, Now, Timers},
-            QpInner, QpState_,
+            QpInner, RrxeQp,
         },
         Rrxe,
     },
@@ -87,7 +87,7 @@ const RNR_RETRY_FOREVER: u8 = 7;
 /// path with a 40 ms round trip, unsignaled WRITEs that a signaled one
 /// followed 5 ms later had their last packet sent again for nothing, 2.4
 /// times a round, though the ACK request was on its way.
-fn tail_probe_wait(st: &QpState_) -> Delta {
+fn tail_probe_wait(st: &QpInner) -> Delta {
     let ns = st
         .timers
         .response_time
@@ -96,12 +96,12 @@ fn tail_probe_wait(st: &QpState_) -> Delta {
 }
 
 /// Whether the QP has a local ACK timeout (`timeout` 0 means none).
-pub(crate) fn has_ack_timeout(st: &QpState_) -> bool {
+pub(crate) fn has_ack_timeout(st: &QpInner) -> bool {
     ack_timeout(st).is_some()
 }
 
 /// Arms the timer to fire at `at`, unless it already fires no later.
-fn arm(inner: &Arc<QpInner>, t: &mut Timers, now: Now, at: Now) {
+fn arm(inner: &Arc<RrxeQp>, t: &mut Timers, now: Now, at: Now) {
     if t.dead {
         return;
     }
@@ -126,7 +126,7 @@ fn arm(inner: &Arc<QpInner>, t: &mut Timers, now: Now, at: Now) {
 }
 
 /// An RC request packet was sent: if none was outstanding, the ACK timeout starts.
-pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
+pub(crate) fn sent(inner: &Arc<RrxeQp>, st: &mut QpInner) {
     // Called before `sent_psn` moves: a resend after a rewind finds packets
     // outstanding, and the peer's silence goes on.
     if psn_diff(st.sq.sent_psn, st.sq.comp_psn) <= 0 {
@@ -155,7 +155,7 @@ pub(crate) fn sent(inner: &Arc<QpInner>, st: &mut QpState_) {
 /// again and again while the message was still being sent: under TCG a 64 KiB
 /// message takes about 15 ms, and each expiry was a timer interrupt, a work
 /// item queued and the timer armed again, 0.05 times per packet, for nothing.
-pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool, wqe_end: bool) {
+pub(crate) fn tail(inner: &Arc<RrxeQp>, st: &mut QpInner, ack_req: bool, wqe_end: bool) {
     if ack_req {
         st.timers.tail_due = None;
     } else if wqe_end && st.timers.tail_due.is_none() {
@@ -182,7 +182,7 @@ pub(crate) fn tail(inner: &Arc<QpInner>, st: &mut QpState_, ack_req: bool, wqe_e
 /// NAKs a gap once, drops the rest of the resend and the last packet's probe
 /// without a word; so while no progress followed the go-back, the probe sends
 /// the oldest unacknowledged packet first, and the last after it.
-pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
+pub(crate) fn window_full(inner: &Arc<RrxeQp>, st: &mut QpInner) {
     if st.timers.probe_due.is_some() || st.timers.window_probed {
         return;
     }
@@ -199,7 +199,7 @@ pub(crate) fn window_full(inner: &Arc<QpInner>, st: &mut QpState_) {
 /// NAK, an RNR NAK, a lost READ response or a timeout), or forward to it: the
 /// window probe starts over with the packets sent from there. A request being
 /// timed may be sent again, so its timing ends ([`timed_send`]).
-pub(crate) fn rewound(st: &mut QpState_) {
+pub(crate) fn rewound(st: &mut QpInner) {
     st.timers.window_probe_over();
     st.timers.timed = None;
 }
@@ -214,7 +214,7 @@ pub(crate) fn rewound(st: &mut QpState_) {
 /// sample too long, never too short. A packet that asks for an ACK, sent for
 /// the first time or again, is also remembered with its time ([`ack_not_due`]):
 /// one clock read per such packet.
-pub(crate) fn timed_send(st: &mut QpState_, psn: u32, span: u32, ack_req: bool) {
+pub(crate) fn timed_send(st: &mut QpInner, psn: u32, span: u32, ack_req: bool) {
     let resent = psn_diff(psn, st.sq.sent_psn) < 0;
     if resent && st.timers.timed.is_some_and(|(t, _)| psn_diff(psn, t) <= 0) {
         st.timers.timed = None;
@@ -231,7 +231,7 @@ pub(crate) fn timed_send(st: &mut QpState_, psn: u32, span: u32, ack_req: bool) 
 
 /// The oldest unacknowledged PSN moved forward: if it passed the request being
 /// timed, the time since that was sent is a sample of the answer time.
-pub(crate) fn acknowledged(st: &mut QpState_) {
+pub(crate) fn acknowledged(st: &mut QpInner) {
     let Some((psn, sent)) = st.timers.timed else {
         return;
     };
@@ -247,7 +247,7 @@ pub(crate) fn acknowledged(st: &mut QpState_) {
 /// The requester could not allocate a packet. Nothing else may come to run it
 /// again (with nothing outstanding no ACK arrives, and the user may be waiting
 /// for a completion, not posting), so the timer runs it 1 ms from now.
-pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
+pub(crate) fn retry_build(inner: &Arc<RrxeQp>, st: &mut QpInner) {
     let now = Now::now();
     arm(
         inner,
@@ -259,7 +259,7 @@ pub(crate) fn retry_build(inner: &Arc<QpInner>, st: &mut QpState_) {
 
 /// An ACK or response made progress: the retries start over, and so does the ACK
 /// timeout (the armed timer sees the later deadline when it fires).
-pub(crate) fn progress(st: &mut QpState_) {
+pub(crate) fn progress(st: &mut QpInner) {
     reset_retries(st);
     st.timers.retrying = false;
     st.timers.window_probe_over();
@@ -272,7 +272,7 @@ pub(crate) fn progress(st: &mut QpState_) {
 /// Timing out here would resend a window into that backlog, whose stale ACKs then
 /// time out again: against a slow rdma_rxe under loss this never recovered. The
 /// count of put-off expiries ([`put_off`]) starts over too.
-pub(crate) fn heard(st: &mut QpState_) {
+pub(crate) fn heard(st: &mut QpInner) {
     st.timers.ack_put_offs = 0;
     st.timers.unasked_at = None;
     if st.timers.ack_due.is_some() {
@@ -283,13 +283,13 @@ pub(crate) fn heard(st: &mut QpState_) {
 /// A packet from the peer came (an ACK, a NAK or a response, expected or not):
 /// it is not silent, so the retries cannot run out before [`SILENCE_MIN_NS`]
 /// after the timer next fires.
-pub(crate) fn peer_spoke(st: &mut QpState_) {
+pub(crate) fn peer_spoke(st: &mut QpInner) {
     st.timers.spoke = true;
     st.timers.heard_since_expiry = true;
 }
 
 /// Whether a go-back-N resend is under way that made no progress yet.
-pub(crate) fn retrying(st: &QpState_) -> bool {
+pub(crate) fn retrying(st: &QpInner) -> bool {
     st.timers.retrying
 }
 
@@ -304,7 +304,7 @@ pub(crate) enum SeqNak {
 
 /// A PSN sequence NAK came. It uses a retry, as in rxe, but it never fails the
 /// WQE, even with none left: the peer is not silent ([`SILENCE_MIN_NS`]).
-pub(crate) fn seq_nak(st: &mut QpState_) -> SeqNak {
+pub(crate) fn seq_nak(st: &mut QpInner) -> SeqNak {
     let t = &mut st.timers;
     if t.retrying {
         return SeqNak::Resending;
@@ -315,7 +315,7 @@ pub(crate) fn seq_nak(st: &mut QpState_) -> SeqNak {
 }
 
 /// An RNR NAK came: waits for its time, or says the retries are exhausted.
-pub(crate) fn rnr_nak(inner: &Arc<QpInner>, st: &mut QpState_, timer_code: u8) -> bool {
+pub(crate) fn rnr_nak(inner: &Arc<RrxeQp>, st: &mut QpInner, timer_code: u8) -> bool {
     let t = &mut st.timers;
     if t.rnr_left == 0 {
         return false;
@@ -332,19 +332,19 @@ pub(crate) fn rnr_nak(inner: &Arc<QpInner>, st: &mut QpState_, timer_code: u8) -
     true
 }
 
-impl HrTimerCallback for QpInner {
-    type Pointer<'a> = Arc<QpInner>;
+impl HrTimerCallback for RrxeQp {
+    type Pointer<'a> = Arc<RrxeQp>;
 
-    fn run(this: ArcBorrow<'_, QpInner>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+    fn run(this: ArcBorrow<'_, RrxeQp>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         this.timer_queued.store(false, Ordering::Release);
         // Already queued is fine: that run looks at the deadlines too.
-        crate::obj::qp::work::defer(&Arc::<QpInner>::from(this));
+        crate::obj::qp::work::defer(&Arc::<RrxeQp>::from(this));
         HrTimerRestart::NoRestart
     }
 }
 
 /// An expired ACK timeout is put off by a whole timeout if packets wait in the
-/// QP's own receive queue ([`crate::obj::qp::rx::RxQueue`]): the answers may be among
+/// QP's own receive queue ([`crate::obj::qp::rx::RxBacklog`]): the answers may be among
 /// them, still unread. Calling that a loss asked again for every outstanding
 /// READ while its responses queued; their second copies then overflowed the
 /// queue, and time-outs and resends fed each other until the test timed out
@@ -353,7 +353,7 @@ impl HrTimerCallback for QpInner {
 /// [`ACK_PUT_OFFS_MAX`] times until something is heard: a queue that never
 /// empties (requests from the peer, none of them an answer) must not hold off
 /// the resend for ever.
-fn put_off(inner: &Arc<QpInner>, st: &mut QpState_, now: Now) -> Option<Now> {
+fn put_off(inner: &Arc<RrxeQp>, st: &mut QpInner, now: Now) -> Option<Now> {
     if st.timers.ack_put_offs >= ACK_PUT_OFFS_MAX || !inner.rx_owned.load(Ordering::Acquire) {
         return None;
     }
@@ -377,7 +377,7 @@ fn put_off(inner: &Arc<QpInner>, st: &mut QpState_, now: Now) -> Option<Now> {
 /// a later packet will (the tail probe asks after an unsignaled WQE): while
 /// the requester still has WQEs to send and has moved since the last expiry,
 /// the expiry is put off by a whole timeout. Otherwise it is a loss.
-fn ack_not_due(st: &mut QpState_, now: Now) -> Option<Now> {
+fn ack_not_due(st: &mut QpInner, now: Now) -> Option<Now> {
     let timeout = ack_timeout(st)?;
     match st.timers.last_ack_req {
         Some((end, at)) if psn_diff(end, st.sq.comp_psn) > 0 => {
@@ -397,7 +397,7 @@ fn ack_not_due(st: &mut QpState_, now: Now) -> Option<Now> {
 /// Whether the deadline `due` picks from the timers has passed: then it is
 /// cleared. One still ahead keeps the timer armed for it.
 fn passed(
-    inner: &Arc<QpInner>,
+    inner: &Arc<RrxeQp>,
     t: &mut Timers,
     now: Now,
     due: fn(&mut Timers) -> &mut Option<Now>,
@@ -494,7 +494,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
         // for RTS), and only one per expiry. Once sent, the window probe is
         // spent until progress, and the ACK timeout stays the backstop. Not
         // sent, it may be armed again by the next packet that fills the window.
-        let may_probe = |st: &QpState_, what: &Expired| {
+        let may_probe = |st: &QpInner, what: &Expired| {
             matches!(what, Expired::Nothing) && qp::cur_state(st) == QpState::Rts
         };
         if passed(inner, &mut st.timers, now, |t| &mut t.tail_due)

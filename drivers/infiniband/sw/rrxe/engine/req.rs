@@ -18,7 +18,7 @@ use crate::{
     net::xmit::{self, Path, SendError},
     obj::mr::{self, SgeCursor},
     obj::mw,
-    obj::qp::{self, QpState_},
+    obj::qp::{self, QpInner},
     obj::wqe::{Bad, Pending, SendWqe},
     obj::Rrxe,
     params,
@@ -143,7 +143,7 @@ fn request_kind(opcode: u32) -> Option<RequestKind> {
     })
 }
 
-fn plan(qp: &Qp<Rrxe>, st: &QpState_, out_of_turn: bool) -> Plan {
+fn plan(qp: &Qp<Rrxe>, st: &QpInner, out_of_turn: bool) -> Plan {
     let inner = qp.data();
     let dev = qp.device();
     let qpn = qp.qp_num();
@@ -430,7 +430,7 @@ fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
 /// once: a rewind that comes back to it (`sent_all`) only steps over it. It is
 /// given the PSN before the requester's place, so it completes, in order, once
 /// everything sent before it is acknowledged.
-fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
+fn next_local(qp: &Qp<Rrxe>, st: &mut QpInner) -> Option<Next> {
     let idx = st.sq.req_idx;
     let Some(Pending::Wqe(w)) = st.sq.pending.get(idx) else {
         return None;
@@ -470,7 +470,7 @@ fn next_local(qp: &Qp<Rrxe>, st: &mut QpState_) -> Option<Next> {
 /// found and given back in one hold of the QP lock: left set across the lock,
 /// a completion in between would shift the WQE it names, and an ACK would
 /// find the requester behind and send a window again.
-fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
+fn next_packet(qp: &Qp<Rrxe>, st: &mut QpInner) -> Next {
     // Progress since the probe was set up ended the go-back-N it was for.
     if core::mem::take(&mut st.sq.probe_oldest) && recovery::retrying(st) {
         if let Some(at) = oldest_place(st) {
@@ -486,7 +486,7 @@ fn next_packet(qp: &Qp<Rrxe>, st: &mut QpState_) -> Next {
 
 /// [`next_packet`] from the requester's place, `out_of_turn` for a probe's
 /// packet, which asks for an ACK.
-fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
+fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpInner, out_of_turn: bool) -> Next {
     if let Some(next) = next_local(qp, st) {
         return next;
     }
@@ -576,7 +576,7 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpState_, out_of_turn: bool) -> Next {
 /// followed, so no ACK is coming for them. The responder answers the duplicate with
 /// an ACK for all it has (C9-105, as rxe does too). Returns whether it did; if the
 /// requester is anywhere but just past its last packet, the ACK timeout recovers.
-pub(crate) fn probe_tail(st: &mut QpState_) -> bool {
+pub(crate) fn probe_tail(st: &mut QpInner) -> bool {
     if st.sq.noack == 0
         || st.sq.req_off != 0
         || st.sq.req_idx == 0
@@ -614,7 +614,7 @@ pub(crate) enum WindowProbe {
 /// fills that gap, and the last, sent after it, fills a gap there or makes the
 /// responder NAK the next one. Otherwise only while the reduced window is
 /// still full.
-pub(crate) fn probe_window(st: &mut QpState_) -> Option<WindowProbe> {
+pub(crate) fn probe_window(st: &mut QpInner) -> Option<WindowProbe> {
     if st.sq.rd_outstanding > 0 || st.timers.rnr_waiting() {
         return None;
     }
@@ -635,7 +635,7 @@ pub(crate) fn probe_window(st: &mut QpState_) -> Option<WindowProbe> {
 /// The requester's place (`psn`, `req_idx`, `req_off`) for the oldest
 /// unacknowledged packet, if something is outstanding and that packet is a
 /// SEND's or WRITE's.
-fn oldest_place(st: &QpState_) -> Option<(u32, usize, u32)> {
+fn oldest_place(st: &QpInner) -> Option<(u32, usize, u32)> {
     let comp = st.sq.comp_psn;
     if psn_diff(st.sq.sent_psn, comp) <= 0 {
         return None;
@@ -657,7 +657,7 @@ fn oldest_place(st: &QpState_) -> Option<(u32, usize, u32)> {
 }
 
 /// Whether the send window is full once the packets before PSN `next` are sent.
-fn window_full_at(st: &QpState_, next: u32) -> bool {
+fn window_full_at(st: &QpInner, next: u32) -> bool {
     psn_diff(next, st.sq.comp_psn) >= st.sq.window.size() as i32
 }
 
@@ -665,7 +665,7 @@ fn window_full_at(st: &QpState_, next: u32) -> bool {
 /// or WRITE's: not a READ's or atomic's (they asked for their answer), nor a
 /// local operation's (it has no packet, and a rewind steps over it). Returns
 /// whether it did; nothing changes otherwise.
-fn step_back(st: &mut QpState_) -> bool {
+fn step_back(st: &mut QpInner) -> bool {
     let mtu = qp::path_mtu_bytes(st);
     let last_psn = psn_add(st.sq.psn, PSN_MASK);
     let (idx, off) = if st.sq.req_off >= mtu {
@@ -695,7 +695,7 @@ fn step_back(st: &mut QpState_) -> bool {
 
 /// Replaces WQE `idx` by the marker of a refused one, which fails the QP when it
 /// reaches the head (after the WQEs before it complete).
-fn refuse(st: &mut QpState_, idx: usize, wr_id: u64, why: Bad) -> Next {
+fn refuse(st: &mut QpInner, idx: usize, wr_id: u64, why: Bad) -> Next {
     if let Some(p) = st.sq.pending.get_mut(idx) {
         *p = Pending::Bad { wr_id, why };
     }

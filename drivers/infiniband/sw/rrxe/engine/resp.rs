@@ -13,7 +13,7 @@ use crate::{
     obj::cq,
     obj::mr::{self, SgeCursor},
     obj::mw,
-    obj::qp::{self, InMessage, QpState_, RecvInProgress},
+    obj::qp::{self, InMessage, QpInner, RecvInProgress},
     obj::wqe,
     obj::Rrxe,
     proto::{
@@ -158,7 +158,7 @@ struct Outcome {
 
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
 /// to its own (checked under the QP's lock, which the caller holds anyway).
-fn from_peer(st: &QpState_, ip: &[u8]) -> Result<(), Counter> {
+fn from_peer(st: &QpInner, ip: &[u8]) -> Result<(), Counter> {
     if st.from_peer(ip) {
         Ok(())
     } else {
@@ -203,13 +203,13 @@ pub(super) fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> R
 }
 
 /// An ACK or NAK from the responder, with the current MSN.
-fn reply_to(st: &QpState_, syndrome: u8, psn: u32) -> Answer {
+fn reply_to(st: &QpInner, syndrome: u8, psn: u32) -> Answer {
     Answer::ack(syndrome, psn, st.resp.msn)
 }
 
 fn connected_locked(
     qp: &Qp<Rrxe>,
-    st: &mut QpState_,
+    st: &mut QpInner,
     pkt: &Packet<'_>,
     out: &mut Outcome,
 ) -> Result<(), Counter> {
@@ -226,7 +226,7 @@ fn connected_locked(
     let psn = pkt.bth.psn();
     let start = info.is_first() || info.is_only();
     let end = info.is_last() || info.is_only();
-    let reply = |st: &QpState_, syndrome: u8, psn: u32| reply_to(st, syndrome, psn);
+    let reply = |st: &QpInner, syndrome: u8, psn: u32| reply_to(st, syndrome, psn);
 
     // PSN.
     let d = psn_diff(psn, st.resp.psn);
@@ -489,7 +489,7 @@ fn connected_locked(
 }
 
 /// Copies the oldest receive WQE out of the RQ ring (consumed at completion).
-fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
+fn take_rq(st: &mut QpInner) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
     let rq = st.rq.as_mut()?;
     let slot = &mut rq.fetch_buf[..];
     if !matches!(rq.ring.peek_posted(slot), Ok(true)) {
@@ -500,7 +500,7 @@ fn take_rq(st: &mut QpState_) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
 
 /// The message being received failed with `status`: an RC requester gets a NAK
 /// (invalid request), the receive completes with `status`, and the QP fails.
-fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, psn: u32, status: u32) {
+fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, psn: u32, status: u32) {
     if qp.data().qp_type == qpt::RC {
         qp.device().data().stats.inc(Counter::SentNakInvalid);
         out.answer = Some(reply_to(st, AETH_NAK_INVALID_REQ, psn));
@@ -510,7 +510,7 @@ fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, psn: u32, stat
 }
 
 /// Completes the receive WQE in progress with `status`.
-fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, status: u32, byte_len: u32) {
+fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, status: u32, byte_len: u32) {
     let Some(rp) = st.resp.recv.take() else {
         return;
     };
@@ -526,7 +526,7 @@ fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpState_, out: &mut Outcome, status: u32,
 
 /// Forgets a partly received message (UC loss): its receive WQE is kept for the
 /// next message, as if nothing had been placed.
-fn abandon(st: &mut QpState_) {
+fn abandon(st: &mut QpInner) {
     st.resp.in_msg = None;
     if let Some(rp) = st.resp.recv.as_mut() {
         rp.sge = (0, 0);
@@ -540,7 +540,7 @@ fn abandon(st: &mut QpState_) {
 /// of a READ executed before ([`KeptRead::covers`]).
 fn read_request(
     qp: &Qp<Rrxe>,
-    st: &mut QpState_,
+    st: &mut QpInner,
     pkt: &Packet<'_>,
     out: &mut Outcome,
     duplicate: bool,
@@ -612,7 +612,7 @@ fn read_request(
 /// duplicate is answered without executing again.
 fn atomic_request(
     qp: &Qp<Rrxe>,
-    st: &mut QpState_,
+    st: &mut QpInner,
     pkt: &Packet<'_>,
     out: &mut Outcome,
     duplicate: bool,
@@ -621,7 +621,7 @@ fn atomic_request(
     let dev = qp.device().data();
     let psn = pkt.bth.psn();
     let a = pkt.atmeth.ok_or(Counter::RcvMalformed)?;
-    let nak = |st: &QpState_, syndrome| reply_to(st, syndrome, psn);
+    let nak = |st: &QpInner, syndrome| reply_to(st, syndrome, psn);
     if duplicate {
         // One older than any atomic a conforming requester can still wait for
         // is not answered, as rxe does (the caller counted the duplicate).
@@ -692,7 +692,7 @@ fn atomic_request(
 /// barrier (rxe writes back pmem pages for the persistent type).
 fn flush_or_atomic_write(
     qp: &Qp<Rrxe>,
-    st: &mut QpState_,
+    st: &mut QpInner,
     pkt: &Packet<'_>,
     out: &mut Outcome,
     duplicate: bool,

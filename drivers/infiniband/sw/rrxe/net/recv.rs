@@ -12,7 +12,7 @@ use crate::{
     net::xmit::{KernelCrc, MIN_PACKET},
     obj::{
         mcast::MAX_QPS_PER_GROUP,
-        qp::{self, work::WORK_BUDGET, QpInner},
+        qp::{self, work::WORK_BUDGET, RrxeQp},
         Rrxe,
     },
     proto::{
@@ -41,11 +41,11 @@ impl EncapReceiver for Rrxe {
 }
 
 /// The QP's receive work item: processes the packets queued for it
-/// ([`qp::rx::RxQueue`]), a budget at a time.
-impl WorkItem<1> for QpInner {
-    type Pointer = Arc<QpInner>;
+/// ([`qp::rx::RxBacklog`]), a budget at a time.
+impl WorkItem<1> for RrxeQp {
+    type Pointer = Arc<RrxeQp>;
 
-    fn run(this: Arc<QpInner>) {
+    fn run(this: Arc<RrxeQp>) {
         let more = {
             let guard = rcu::read_lock();
             // A destroyed QP's queued packets are freed with it.
@@ -111,7 +111,7 @@ fn parse(skb: &SkBuff) -> Result<Parsed<'_>, Counter> {
     })
 }
 
-/// Processes the packet now or queues it for its QP's work item ([`qp::rx::RxQueue`]).
+/// Processes the packet now or queues it for its QP's work item ([`qp::rx::RxBacklog`]).
 fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     skb.linearize().map_err(|_| Counter::RcvMalformed)?;
     let p = parse(&skb)?;
@@ -161,7 +161,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
 /// Processes up to `budget` of `qp`'s queued packets, in order. Returns whether
 /// more wait, for which the caller queues the work item again.
 fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
-    let inner: &Arc<QpInner> = qp.data();
+    let inner: &Arc<RrxeQp> = qp.data();
     let stats = &qp.device().data().stats;
     for _ in 0..budget {
         let skb = {

@@ -8,7 +8,7 @@
 
 use crate::{
     abi,
-    obj::{qp::QpInner, Rrxe},
+    obj::{qp::RrxeQp, Rrxe},
     proto::{
         icrc::{self, Crc32, NetHdr},
         ip,
@@ -179,7 +179,7 @@ pub(crate) fn build(
 /// (rxe's loopback), which takes them.
 pub(crate) fn xmit(
     dev: &rdma::Device<Rrxe>,
-    qp: &Arc<QpInner>,
+    qp: &Arc<RrxeQp>,
     path: &Path,
     mut skb: SkBuff,
 ) -> Result {
@@ -236,7 +236,7 @@ pub(crate) fn xmit(
 /// [`build`] and [`xmit`] in one.
 pub(crate) fn send(
     dev: &rdma::Device<Rrxe>,
-    qp: &Arc<QpInner>,
+    qp: &Arc<RrxeQp>,
     path: &Path,
     sport: u16,
     f: &HeaderFields,

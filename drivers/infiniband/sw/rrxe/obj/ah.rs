@@ -18,7 +18,7 @@ use kernel::{
 };
 
 /// The driver's AH.
-pub(crate) struct AhInner {
+pub(crate) struct RrxeAh {
     pub(crate) num: u32,
     pub(crate) pd_id: PdId,
     pub(crate) attr: AhAttr,
@@ -34,12 +34,12 @@ struct CreateAhResp {
 unsafe impl kernel::transmute::AsBytes for CreateAhResp {}
 
 pub(crate) fn create(
-    ahs: &Pool<AhInner>,
+    ahs: &Pool<RrxeAh>,
     pd: &Pd<Rrxe>,
     attr: &AhAttr,
     sleepable: bool,
     udata: Option<&UData>,
-) -> Result<Arc<AhInner>> {
+) -> Result<Arc<RrxeAh>> {
     let gfp = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
     if attr.port_num != 1 || !matches!(attr.network_type, network::IPV4 | network::IPV6) {
         return Err(EINVAL);
@@ -47,7 +47,7 @@ pub(crate) fn create(
     let pd_id = pd.data().id;
     let (num, ah) = ahs.insert_with(gfp, |num| {
         Ok(Arc::new(
-            AhInner {
+            RrxeAh {
                 num,
                 pd_id,
                 attr: *attr,
@@ -71,7 +71,7 @@ pub(crate) fn query(ah: &Ah<Rrxe>) -> AhAttr {
     ah.data().attr
 }
 
-pub(crate) fn destroy(ahs: &Pool<AhInner>, ah: &Ah<Rrxe>) -> Result {
+pub(crate) fn destroy(ahs: &Pool<RrxeAh>, ah: &Ah<Rrxe>) -> Result {
     ahs.remove(ah.data().num);
     Ok(())
 }

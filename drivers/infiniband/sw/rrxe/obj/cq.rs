@@ -9,7 +9,7 @@
 
 use crate::{
     abi::{cq_notify, wc_status, CQE_SIZE},
-    obj::{ring::Queue, Rrxe},
+    obj::{ring::Ring, Rrxe},
     params,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -31,11 +31,11 @@ struct KernelRing {
 }
 
 enum Store {
-    User(Queue),
+    User(Ring),
     Kernel(KernelRing),
 }
 
-struct CqState {
+struct CqInner {
     store: Store,
     capacity: u32,
     /// `IB_EVENT_CQ_ERR` was raised, and no completion fit since.
@@ -44,9 +44,9 @@ struct CqState {
 
 /// The driver's CQ.
 #[pin_data]
-pub(crate) struct CqInner {
+pub(crate) struct RrxeCq {
     #[pin]
-    state: SpinLockIrq<CqState>,
+    state: SpinLockIrq<CqInner>,
     /// `IB_CQ_SOLICITED` / `IB_CQ_NEXT_COMP` armed by `req_notify_cq`.
     notify: AtomicU32,
     /// An overflow was reported.
@@ -74,7 +74,7 @@ fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
             if u.out_len() < size_of::<CqResp>() {
                 return Err(EINVAL);
             }
-            let mut q = Queue::new(cqe, CQE_SIZE)?;
+            let mut q = Ring::new(cqe, CQE_SIZE)?;
             let mi = q.publish(u)?;
             u.respond(&CqResp { mi })?;
             let cap = q.layout().capacity();
@@ -98,15 +98,15 @@ fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
     }
 }
 
-pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(Arc<CqInner>, u32)> {
+pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(Arc<RrxeCq>, u32)> {
     if attr.flags != 0 {
         return Err(EOPNOTSUPP);
     }
     check_cqe(attr.cqe)?;
     let (store, capacity) = new_store(attr.cqe, udata)?;
     let cq = Arc::pin_init(
-        pin_init!(CqInner {
-            state <- new_spinlock_irq!(CqState {
+        pin_init!(RrxeCq {
+            state <- new_spinlock_irq!(CqInner {
                 store,
                 capacity,
                 err_raised: false,
@@ -119,7 +119,7 @@ pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(Arc<Cq
     Ok((cq, capacity))
 }
 
-fn count(s: &CqState) -> u32 {
+fn count(s: &CqInner) -> u32 {
     match &s.store {
         Store::User(q) => q.produced_count(),
         Store::Kernel(k) => k.len as u32,

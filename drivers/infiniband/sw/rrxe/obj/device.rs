@@ -7,7 +7,7 @@
 use crate::{
     abi,
     net::socket::SocketUse,
-    obj::{ah::AhInner, mcast, mr::Keys, pd::PdId, pool::Pool, qp::QpInner, srq::SrqInner, Rrxe},
+    obj::{ah::RrxeAh, mcast, mr::Keys, pd::PdId, pool::Pool, qp::RrxeQp, srq::RrxeSrq, Rrxe},
     params,
     stats::Stats,
 };
@@ -34,16 +34,16 @@ use kernel::{
 pub(crate) struct RrxeDevice {
     /// QPs by QP number.
     #[pin]
-    pub(crate) qps: Pool<QpInner>,
+    pub(crate) qps: Pool<RrxeQp>,
     /// MRs and MWs by key index (`key >> 8`).
     #[pin]
     pub(crate) keys: Keys,
     /// AHs by `ah_num`.
     #[pin]
-    pub(crate) ahs: Pool<AhInner>,
+    pub(crate) ahs: Pool<RrxeAh>,
     /// SRQs by number.
     #[pin]
-    pub(crate) srqs: Pool<SrqInner>,
+    pub(crate) srqs: Pool<RrxeSrq>,
     /// Source of PD identities, so objects can be checked for a common PD. 64
     /// bits, so that they never wrap: two PDs with one identity would share
     /// MRs, MWs and AHs across processes, or with a kernel PD's DMA MR.

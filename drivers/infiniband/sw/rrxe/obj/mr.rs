@@ -10,7 +10,7 @@
 
 use crate::{
     abi::{self, access},
-    obj::{mw::MwInner, pd::PdId, pool::Pool, wqe::Bad, Rrxe},
+    obj::{mw::RrxeMw, pd::PdId, pool::Pool, wqe::Bad, Rrxe},
     params,
 };
 use core::{
@@ -46,9 +46,9 @@ pub(crate) const ACCESS_SUPPORTED: u32 = access::LOCAL_WRITE
 #[pin_data]
 pub(crate) struct Keys {
     #[pin]
-    pub(super) mrs: Pool<MrInner>,
+    pub(super) mrs: Pool<RrxeMr>,
     #[pin]
-    pub(super) mws: Pool<MwInner>,
+    pub(super) mws: Pool<RrxeMw>,
     /// The rotating low byte of new MR and MW keys.
     key_byte: AtomicU32,
 }
@@ -131,7 +131,7 @@ pub(crate) struct FastMap {
 
 /// The driver's MR.
 #[pin_data]
-pub(crate) struct MrInner {
+pub(crate) struct RrxeMr {
     pub(crate) index: u32,
     pub(crate) keys: MrKeys,
     pub(crate) pd_id: PdId,
@@ -155,7 +155,7 @@ fn new_mr(
     length: u64,
     backing: Backing,
     max_pages: usize,
-) -> Result<(Arc<MrInner>, MrKeys)> {
+) -> Result<(Arc<RrxeMr>, MrKeys)> {
     let (staged, active) = (PageList::new(max_pages)?, PageList::new(max_pages)?);
     let key_byte = keys.next_key_byte();
     let pd_id = pd.data().id;
@@ -165,7 +165,7 @@ fn new_mr(
             rkey: index << 8 | key_byte,
         };
         Arc::pin_init(
-            pin_init!(MrInner {
+            pin_init!(RrxeMr {
                 index,
                 keys,
                 pd_id,
@@ -190,7 +190,7 @@ fn new_mr(
     Ok((mr, keys))
 }
 
-pub(crate) fn get_dma(keys: &Keys, pd: &Pd<Rrxe>, acc: u32) -> Result<(Arc<MrInner>, MrKeys)> {
+pub(crate) fn get_dma(keys: &Keys, pd: &Pd<Rrxe>, acc: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
     if acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
@@ -205,7 +205,7 @@ pub(crate) fn reg_user(
     iova: u64,
     acc: u32,
     _udata: Option<&UData>,
-) -> Result<(Arc<MrInner>, MrKeys)> {
+) -> Result<(Arc<RrxeMr>, MrKeys)> {
     if acc & access::ON_DEMAND != 0 || acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
@@ -221,7 +221,7 @@ pub(crate) fn alloc(
     pd: &Pd<Rrxe>,
     mr_type: u32,
     max_num_sg: u32,
-) -> Result<(Arc<MrInner>, MrKeys)> {
+) -> Result<(Arc<RrxeMr>, MrKeys)> {
     if mr_type != abi::MR_TYPE_MEM_REG {
         return Err(EINVAL);
     }
@@ -284,7 +284,7 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
 /// Runs a REG_MR work request of a QP of PD `pd_id` (rxe's `rxe_reg_fast_mr`): the
 /// MR must be a free fast-registration MR of the same PD, and `key` may change only
 /// the key byte. The MR then maps what `map_mr_sg` last gave it.
-pub(crate) fn register_fast(m: &MrInner, pd_id: PdId, key: u32, acc: u32) -> Result<(), Bad> {
+pub(crate) fn register_fast(m: &RrxeMr, pd_id: PdId, key: u32, acc: u32) -> Result<(), Bad> {
     if !matches!(m.backing, Backing::Fast { .. })
         || m.pd_id != pd_id
         || key & !0xff != m.keys.lkey & !0xff
@@ -342,7 +342,7 @@ pub(crate) fn dereg(keys: &Keys, mr: &Mr<Rrxe>) -> Result {
     Ok(())
 }
 
-impl MrInner {
+impl RrxeMr {
     /// The byte offset of `[iova, iova + len)` in the MR, if it lies inside.
     fn offset_of(&self, iova: u64, len: usize) -> Option<usize> {
         let off = iova.checked_sub(self.iova)?;
@@ -447,19 +447,19 @@ impl MrInner {
 /// Finds the MR of a local key for a QP of PD `pd_id`, with `need` access
 /// (`access::LOCAL_WRITE` to place data, 0 to read it). As rxe's `lookup_mr`: the
 /// whole key, the PD and the access must match.
-fn lookup_local(keys: &Keys, pd_id: PdId, lkey: u32, need: u32) -> Option<Arc<MrInner>> {
+fn lookup_local(keys: &Keys, pd_id: PdId, lkey: u32, need: u32) -> Option<Arc<RrxeMr>> {
     let mr = keys.mrs.get(lkey >> 8)?;
     (mr.pd_id == pd_id && mr.admits(lkey, true, need, None)).then_some(mr)
 }
 
 /// Finds the MR a memory window is to be bound to, by the binder's lkey (the whole
 /// key and the PD must match; the caller checks the MR's access).
-pub(crate) fn lookup_for_bind(keys: &Keys, pd_id: PdId, lkey: u32) -> Option<Arc<MrInner>> {
+pub(crate) fn lookup_for_bind(keys: &Keys, pd_id: PdId, lkey: u32) -> Option<Arc<RrxeMr>> {
     lookup_local(keys, pd_id, lkey, 0)
 }
 
 /// Counts a window bound to `m`, unless `m` is being deregistered.
-pub(crate) fn hold_for_window(m: &MrInner) -> bool {
+pub(crate) fn hold_for_window(m: &RrxeMr) -> bool {
     m.bound_mws.fetch_add(1, Ordering::SeqCst);
     if m.deregistering.load(Ordering::SeqCst) {
         m.bound_mws.fetch_sub(1, Ordering::SeqCst);
@@ -468,7 +468,7 @@ pub(crate) fn hold_for_window(m: &MrInner) -> bool {
     true
 }
 
-impl MrInner {
+impl RrxeMr {
     /// Whether `[addr, addr + len)` lies inside the MR.
     pub(crate) fn contains(&self, addr: u64, len: u64) -> bool {
         usize::try_from(len).is_ok_and(|l| self.offset_of(addr, l).is_some())
@@ -488,7 +488,7 @@ pub(crate) fn lookup_remote(
     need: u32,
     va: u64,
     len: u32,
-) -> Option<Arc<MrInner>> {
+) -> Option<Arc<RrxeMr>> {
     lookup_remote_in(keys, qp_serial, pd_id, rkey, need, va, Some(len))
 }
 
@@ -502,7 +502,7 @@ pub(crate) fn lookup_remote_whole(
     rkey: u32,
     need: u32,
     va: u64,
-) -> Option<Arc<MrInner>> {
+) -> Option<Arc<RrxeMr>> {
     lookup_remote_in(keys, qp_serial, pd_id, rkey, need, va, None)
 }
 
@@ -515,7 +515,7 @@ fn lookup_remote_in(
     need: u32,
     va: u64,
     len: Option<u32>,
-) -> Option<Arc<MrInner>> {
+) -> Option<Arc<RrxeMr>> {
     if crate::obj::mw::is_mw_key(keys, rkey) {
         let len = len.unwrap_or(0);
         return crate::obj::mw::lookup_remote(keys, qp_serial, pd_id, rkey, need, va, len);
@@ -525,7 +525,7 @@ fn lookup_remote_in(
     (mr.pd_id == pd_id && mr.admits(rkey, false, need, range)).then_some(mr)
 }
 
-impl MrInner {
+impl RrxeMr {
     /// Copies from `va`, for a remote READ.
     pub(crate) fn read_remote(&self, va: u64, dst: &mut [u8]) -> Result {
         self.read(va, dst)
@@ -551,7 +551,7 @@ pub(crate) struct SgeCursor<'a> {
     idx: usize,
     off: u32,
     /// The current SGE's MR, looked up once per SGE.
-    mr: Option<Arc<MrInner>>,
+    mr: Option<Arc<RrxeMr>>,
 }
 
 impl<'a> SgeCursor<'a> {
@@ -602,7 +602,7 @@ impl<'a> SgeCursor<'a> {
         &mut self,
         len: usize,
         need: u32,
-        mut op: impl FnMut(&MrInner, u64, core::ops::Range<usize>) -> Result,
+        mut op: impl FnMut(&RrxeMr, u64, core::ops::Range<usize>) -> Result,
     ) -> Result {
         let mut done = 0;
         while done < len {

@@ -18,7 +18,7 @@
 use crate::{
     abi::{access, mw_type, qp_type as qpt},
     obj::{
-        mr::{self, Keys, MrInner},
+        mr::{self, Keys, RrxeMr},
         pd::PdId,
         wqe::Bad,
         Rrxe,
@@ -46,7 +46,7 @@ pub(crate) struct Binding {
     /// The window's current rkey (the key byte changes with each bind).
     rkey: u32,
     /// The MR and range it grants access to; `None` while unbound (free).
-    mr: Option<Arc<MrInner>>,
+    mr: Option<Arc<RrxeMr>>,
     addr: u64,
     length: u64,
     access: u32,
@@ -60,7 +60,7 @@ pub(crate) struct Binding {
 
 /// The driver's MW.
 #[pin_data]
-pub(crate) struct MwInner {
+pub(crate) struct RrxeMw {
     pub(crate) index: u32,
     pd_id: PdId,
     mw_type: u32,
@@ -73,7 +73,7 @@ pub(crate) fn alloc(
     pd: &Pd<Rrxe>,
     mw_type: u32,
     udata: Option<&UData>,
-) -> Result<(Arc<MwInner>, u32)> {
+) -> Result<(Arc<RrxeMw>, u32)> {
     UData::expect_empty(udata)?;
     if mw_type != mw_type::TYPE_1 && mw_type != mw_type::TYPE_2 {
         return Err(EINVAL);
@@ -83,7 +83,7 @@ pub(crate) fn alloc(
     let (_, mw) = keys.mws.insert_with(GFP_KERNEL, |index| {
         let rkey = index << 8 | key_byte;
         Arc::pin_init(
-            pin_init!(MwInner {
+            pin_init!(RrxeMw {
                 index,
                 pd_id,
                 mw_type,
@@ -230,7 +230,7 @@ pub(crate) fn lookup_remote(
     need: u32,
     va: u64,
     len: u32,
-) -> Option<Arc<MrInner>> {
+) -> Option<Arc<RrxeMr>> {
     let mw = keys.mws.get(rkey >> 8)?;
     let b = mw.bind.lock();
     let m = b.mr.as_ref()?;

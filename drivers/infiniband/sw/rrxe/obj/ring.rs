@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Queues in rdma_rxe's `struct rxe_queue_buf` layout, as rdma-core's rxe provider
+//! Rings in rdma_rxe's `struct rxe_queue_buf` layout, as rdma-core's rxe provider
 //! maps them: a 384-byte header (element size and index mask at 0, producer index at
 //! 128, consumer index at 256) followed by power-of-two slots. One slot always stays
 //! empty, so a queue with `n` slots holds `n - 1` entries.
@@ -104,7 +104,7 @@ unsafe impl kernel::transmute::AsBytes for MmapInfo {}
 unsafe impl kernel::transmute::FromBytes for MmapInfo {}
 
 /// A queue buffer with its layout and this side's private index.
-pub(crate) struct Queue {
+pub(crate) struct Ring {
     buf: SharedBuf,
     layout: Layout,
     /// The index this side owns: the producer index of a queue the kernel fills (CQ),
@@ -112,7 +112,7 @@ pub(crate) struct Queue {
     own: u32,
 }
 
-impl Queue {
+impl Ring {
     /// A zeroed queue for at least `entries` entries of `elem` bytes.
     pub(crate) fn new(entries: u32, elem: usize) -> Result<Self> {
         let layout = Layout::new(entries, elem)?;
@@ -228,7 +228,7 @@ impl Queue {
     /// Moves the unconsumed entries of a kernel-produced queue (`produced`) or a
     /// user-produced one into `new`, oldest first, copying `used` bytes of each.
     /// `EINVAL` if they do not fit.
-    pub(crate) fn move_entries(&self, new: &mut Queue, produced: bool, used: usize) -> Result {
+    pub(crate) fn move_entries(&self, new: &mut Ring, produced: bool, used: usize) -> Result {
         let (mut i, n) = if produced {
             let cons = self.theirs(HDR_CONSUMER);
             (cons, self.layout.count(self.own, cons))
@@ -258,7 +258,7 @@ impl Queue {
     }
 }
 
-#[kernel::macros::kunit_tests(rrxe_queue)]
+#[kernel::macros::kunit_tests(rrxe_ring)]
 mod tests {
     use super::*;
 
@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn queue_push_pop_and_full() {
-        let mut q = Queue::new(3, 16).unwrap();
+        let mut q = Ring::new(3, 16).unwrap();
         for i in 0..3u8 {
             q.push(&[i; 16]).unwrap();
         }
@@ -303,7 +303,7 @@ mod tests {
         assert!(q.pop_produced(&mut e).unwrap());
         assert_eq!(e, [0; 16]);
         assert_eq!(q.produced_count(), 2);
-        let mut big = Queue::new(7, 16).unwrap();
+        let mut big = Ring::new(7, 16).unwrap();
         q.move_entries(&mut big, true, 16).unwrap();
         assert_eq!(big.produced_count(), 2);
         assert!(big.pop_produced(&mut e).unwrap());
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn queue_post_consume() {
-        let mut q = Queue::new(1, 16).unwrap();
+        let mut q = Ring::new(1, 16).unwrap();
         q.post(&[5; 16]).unwrap();
         assert_eq!(q.post(&[6; 16]), Err(ENOMEM));
         let mut e = [0u8; 16];

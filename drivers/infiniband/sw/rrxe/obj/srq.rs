@@ -7,7 +7,7 @@ use crate::{
     abi::{self, srq_attr},
     obj::{
         pool::Pool,
-        ring::{MmapInfo, Queue},
+        ring::{MmapInfo, Ring},
         wqe, Rrxe,
     },
     params,
@@ -22,10 +22,10 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
-struct SrqState {
+struct SrqInner {
     /// `None` once the SRQ is destroyed: a destroyed QP's queued work item may
     /// hold the SRQ longer than the user context its ring is mapped into.
-    ring: Option<Queue>,
+    ring: Option<Ring>,
     limit: u32,
     /// Where a receive WQE is copied to be parsed: the part of a slot a parse
     /// reads, allocated once.
@@ -34,11 +34,11 @@ struct SrqState {
 
 /// The driver's SRQ.
 #[pin_data]
-pub(crate) struct SrqInner {
+pub(crate) struct RrxeSrq {
     pub(crate) num: u32,
     max_sge: u32,
     #[pin]
-    state: SpinLockIrq<SrqState>,
+    state: SpinLockIrq<SrqInner>,
 }
 
 /// `struct rxe_create_srq_resp`.
@@ -63,11 +63,11 @@ unsafe impl kernel::transmute::AsBytes for ModifySrqCmd {}
 unsafe impl kernel::transmute::FromBytes for ModifySrqCmd {}
 
 pub(crate) fn create(
-    srqs: &Pool<SrqInner>,
+    srqs: &Pool<RrxeSrq>,
     _pd: &Pd<Rrxe>,
     a: &mut SrqInitAttr,
     udata: Option<&UData>,
-) -> Result<Arc<SrqInner>> {
+) -> Result<Arc<RrxeSrq>> {
     if a.srq_type != abi::SRQT_BASIC {
         return Err(EOPNOTSUPP);
     }
@@ -84,7 +84,7 @@ pub(crate) fn create(
             return Err(EINVAL);
         }
     }
-    let mut ring = Queue::new(at.max_wr, wqe::recv_slot_len(at.max_sge))?;
+    let mut ring = Ring::new(at.max_wr, wqe::recv_slot_len(at.max_sge))?;
     let mut resp = CreateSrqResp {
         mi: MmapInfo::default(),
         srq_num: 0,
@@ -98,10 +98,10 @@ pub(crate) fn create(
     let (max_sge, limit) = (at.max_sge, at.srq_limit);
     let (num, srq) = srqs.insert_with(GFP_KERNEL, |num| {
         Arc::pin_init(
-            pin_init!(SrqInner {
+            pin_init!(RrxeSrq {
                 num,
                 max_sge,
-                state <- new_spinlock_irq!(SrqState {
+                state <- new_spinlock_irq!(SrqInner {
                     ring: Some(ring),
                     limit,
                     fetch_buf
@@ -134,7 +134,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         if a.max_wr == 0 || a.max_wr > params::MAX_SRQ_WR {
             return Err(EINVAL);
         }
-        let mut new = Queue::new(a.max_wr, wqe::recv_slot_len(inner.max_sge))?;
+        let mut new = Ring::new(a.max_wr, wqe::recv_slot_len(inner.max_sge))?;
         let mi = match udata {
             Some(u) if cmd.mmap_info_addr != 0 => Some(new.publish(u)?),
             _ => None,
@@ -200,7 +200,7 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
         .post(&buf[..n])
 }
 
-impl SrqInner {
+impl RrxeSrq {
     /// Takes the oldest posted receive WQE, copied out of the ring and validated.
     /// The flag says the armed limit was crossed (and is now disarmed): the caller
     /// raises `IB_EVENT_SRQ_LIMIT_REACHED` once it holds no lock.
@@ -222,7 +222,7 @@ impl SrqInner {
     }
 }
 
-pub(crate) fn destroy(srqs: &Pool<SrqInner>, srq: &Srq<Rrxe>) -> Result {
+pub(crate) fn destroy(srqs: &Pool<RrxeSrq>, srq: &Srq<Rrxe>) -> Result {
     // The ring's mmap entry belongs to the user context, which may go as soon
     // as this returns; a QP's queued work item can hold the SRQ longer.
     let ring = srq.data().state.lock().ring.take();

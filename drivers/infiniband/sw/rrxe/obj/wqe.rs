@@ -3,7 +3,7 @@
 //! Work queue entries: the rdma_user_rxe.h layouts user space writes into the rings,
 //! and the validated, kernel-private forms the driver works from.
 //!
-//! A ring slot is copied out once ([`crate::obj::ring::Queue::peek_posted`]) and parsed
+//! A ring slot is copied out once ([`crate::obj::ring::Ring::peek_posted`]) and parsed
 //! here from that copy. Nothing is read from the ring again, and none of rxe's
 //! in-ring progress fields (state, cur_sge, resid, sge_offset, PSNs) is trusted or even
 //! read: the driver rebuilds them.
@@ -143,7 +143,7 @@ pub(crate) type SgeList = Short<Sge, SGES_IN_PLACE>;
 /// request registers the MR it was posted for even if that is deregistered and its
 /// index reused before the request runs.
 pub(crate) struct RegArgs {
-    pub(crate) mr: Arc<crate::obj::mr::MrInner>,
+    pub(crate) mr: Arc<crate::obj::mr::RrxeMr>,
     pub(crate) key: u32,
     pub(crate) access: u32,
 }

@@ -3,7 +3,7 @@
 //! Completions of a QP's work requests, and the flush of a QP in the error
 //! state.
 
-use super::{cur_state, QpState_, BATCH};
+use super::{cur_state, QpInner, BATCH};
 use crate::{
     abi::{send_flags, wc_opcode, wc_status, wr_opcode as op},
     obj::cq,
@@ -21,7 +21,7 @@ use kernel::{
 
 /// Completions gathered under the QP lock and pushed to the CQs under it, in the
 /// order taken ([`cq::push`]); the consumers are notified after it is dropped
-/// ([`Pushed::finish`]), as a completion handler may call back into the QP.
+/// ([`PushedPair::finish`]), as a completion handler may call back into the QP.
 pub(super) struct Completions {
     send: KVec<Wc>,
     recv: KVec<Wc>,
@@ -58,8 +58,8 @@ impl Completions {
     }
 
     /// Pushes the gathered completions; `_locked`: the caller holds the QP lock.
-    pub(super) fn push(&mut self, qp: &Qp<Rrxe>, _locked: &QpState_) -> Pushed {
-        let mut p = Pushed::default();
+    pub(super) fn push(&mut self, qp: &Qp<Rrxe>, _locked: &QpInner) -> PushedPair {
+        let mut p = PushedPair::default();
         for wc in self.send.iter() {
             p.send = p.send.and(cq::push(qp.send_cq(), wc, false));
         }
@@ -77,9 +77,9 @@ impl Completions {
 /// `f` pushes what it gathered ([`Completions::push`]), so the spare goes back
 /// empty.
 pub(super) fn with_completion_room<R>(
-    st: &mut QpState_,
+    st: &mut QpInner,
     out: &mut Completions,
-    f: impl FnOnce(&mut QpState_, &mut Completions) -> R,
+    f: impl FnOnce(&mut QpInner, &mut Completions) -> R,
 ) -> R {
     debug_assert!(out.send.is_empty() && out.recv.is_empty());
     let lend = out.send.capacity() == 0;
@@ -96,12 +96,12 @@ pub(super) fn with_completion_room<R>(
 /// What [`Completions::push`] left to do once the QP lock is dropped.
 #[must_use]
 #[derive(Default)]
-pub(super) struct Pushed {
+pub(super) struct PushedPair {
     send: cq::Pushed,
     recv: cq::Pushed,
 }
 
-impl Pushed {
+impl PushedPair {
     pub(super) fn finish(self, qp: &Qp<Rrxe>) {
         self.send.finish(qp.send_cq());
         self.recv.finish(qp.recv_cq());
@@ -137,7 +137,7 @@ fn wc_opcode(wr_opcode: u32) -> u32 {
 
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
-fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32) -> Option<Wc> {
+fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: u32) -> Option<Wc> {
     // Read in place and dropped there: a WQE moved out is a memcpy.
     let oldest = st.sq.pending.front().map(|p| match p {
         Pending::Wqe(w) => Some((
@@ -184,7 +184,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpState_, status: u32)
 fn complete_send(
     qp: &Qp<Rrxe>,
     sig_all: bool,
-    st: &mut QpState_,
+    st: &mut QpInner,
     status: u32,
     out: &mut Completions,
 ) {
@@ -205,7 +205,7 @@ struct FlushBudget {
 fn flush_batch(
     qp: &Qp<Rrxe>,
     sig_all: bool,
-    st: &mut QpState_,
+    st: &mut QpInner,
     out: &mut Completions,
     budget: &mut FlushBudget,
 ) -> bool {
@@ -303,7 +303,7 @@ pub(super) fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
 pub(super) fn progress(
     qp: &Qp<Rrxe>,
     sig_all: bool,
-    st: &mut QpState_,
+    st: &mut QpInner,
     out: &mut Completions,
 ) -> bool {
     if let Some(Pending::Bad { why, .. }) = st.sq.pending.front() {

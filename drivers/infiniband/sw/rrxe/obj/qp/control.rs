@@ -6,11 +6,11 @@ use super::{
     complete::{flush, Completions},
     cur_state,
     pending::PendingList,
-    rx, timers, QpInner, QpState_, RecvQueue, RespState, Runner, SendQueue, TxInFlight, SPARE_ROOM,
+    rx, timers, QpInner, RecvQueue, RespState, RrxeQp, Runner, SendQueue, TxInFlight, SPARE_ROOM,
 };
 use crate::{
     abi::{self, qp_type as qpt, GSI_QKEY},
-    obj::ring::{MmapInfo, Queue},
+    obj::ring::{MmapInfo, Ring},
     obj::wqe::{self, Pending, SqLimits},
     obj::Rrxe,
     params,
@@ -69,7 +69,7 @@ pub(crate) fn create(
     a: &mut QpInitAttr,
     srq: Option<&Srq<Rrxe>>,
     udata: Option<&UData>,
-) -> Result<(Arc<QpInner>, u32)> {
+) -> Result<(Arc<RrxeQp>, u32)> {
     let dev = pd.device().data();
     if let Some(u) = udata {
         if u.in_len() != 0 || u.out_len() < size_of::<CreateQpResp>() {
@@ -95,7 +95,7 @@ pub(crate) fn create(
     // Send queue: a slot holds max(SGEs, inline bytes) after the header, and the
     // capacities reported back are what the slot actually holds, as rxe.
     let w = (a.cap.max_send_sge as usize * abi::SGE_SIZE).max(a.cap.max_inline_data as usize);
-    let mut sq = Queue::new(a.cap.max_send_wr, abi::SEND_WQE_HDR + w)?;
+    let mut sq = Ring::new(a.cap.max_send_wr, abi::SEND_WQE_HDR + w)?;
     let lim = SqLimits {
         qp_type: a.qp_type,
         max_sge: (w / abi::SGE_SIZE) as u32,
@@ -108,7 +108,7 @@ pub(crate) fn create(
     };
     let mut rq = None;
     if !a.has_srq {
-        let mut q = Queue::new(a.cap.max_recv_wr, wqe::recv_slot_len(a.cap.max_recv_sge))?;
+        let mut q = Ring::new(a.cap.max_recv_wr, wqe::recv_slot_len(a.cap.max_recv_sge))?;
         if let Some(u) = udata {
             resp.rq_mi = q.publish(u)?;
         }
@@ -173,10 +173,10 @@ pub(crate) fn create(
     let srq = srq.map(|s| s.data().clone());
     let dev_ref = pd.device().get_ref().ok_or(ENODEV)?;
     let serial = dev.new_qp_serial();
-    let rx = rx::RxQueue::new();
+    let rx = rx::RxBacklog::new();
     let make = |qpn: u32| {
         Arc::pin_init(
-            pin_init!(QpInner {
+            pin_init!(RrxeQp {
                 qp_type,
                 pd_id,
                 sq_sig_all,
@@ -194,7 +194,7 @@ pub(crate) fn create(
                 resp_runner: Runner::new(),
                 tx: TxInFlight::new(),
                 route <- new_spinlock_irq!(super::RouteCache::default()),
-                state <- new_spinlock_irq!(QpState_ {
+                state <- new_spinlock_irq!(QpInner {
                     attr,
                     sq: SendQueue {
                         ring: udata.is_some().then_some(sq),

@@ -25,7 +25,7 @@ pub(crate) mod timers;
 pub(crate) mod work;
 
 use crate::{
-    obj::ring::Queue,
+    obj::ring::Ring,
     obj::wqe::{self, Bad, SqLimits},
     obj::{pd::PdId, Rrxe},
     params,
@@ -97,13 +97,13 @@ impl RouteCache {
 /// before the lock is taken.
 const BATCH: usize = 64;
 
-/// Completions of each kind a QP's spare room holds ([`QpState_::spare_room`]):
+/// Completions of each kind a QP's spare room holds ([`QpInner::spare_room`]):
 /// a flush needs one to go on, and it only serves when memory is short.
 const SPARE_ROOM: usize = 1;
 
 pub(crate) struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
-    ring: Option<Queue>,
+    ring: Option<Ring>,
     /// Where [`fetch`] copies a user WQE to parse it (empty for kernel QPs):
     /// allocated once, not per doorbell.
     fetch_buf: KVec<u8>,
@@ -203,7 +203,7 @@ pub(crate) struct RespState {
 }
 
 pub(crate) struct RecvQueue {
-    pub(crate) ring: Queue,
+    pub(crate) ring: Ring,
     pub(crate) max_sge: u32,
     /// Where a receive WQE is copied to be parsed: the part of a slot a parse
     /// reads, allocated once (a zeroed buffer on the stack per receive cost a
@@ -211,7 +211,7 @@ pub(crate) struct RecvQueue {
     pub(crate) fetch_buf: KVec<u8>,
 }
 
-pub(crate) struct QpState_ {
+pub(crate) struct QpInner {
     pub(crate) attr: QpAttr,
     pub(crate) sq: SendQueue,
     pub(crate) rq: Option<RecvQueue>,
@@ -351,12 +351,12 @@ impl TxInFlight {
 
 /// The driver's QP.
 #[pin_data]
-pub(crate) struct QpInner {
+pub(crate) struct RrxeQp {
     pub(crate) qp_type: u32,
     pub(crate) pd_id: PdId,
     pub(crate) sq_sig_all: bool,
     /// The SRQ receives come from, if any.
-    pub(crate) srq: Option<Arc<crate::obj::srq::SrqInner>>,
+    pub(crate) srq: Option<Arc<crate::obj::srq::RrxeSrq>>,
     pub(crate) qpn: u32,
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
@@ -371,12 +371,12 @@ pub(crate) struct QpInner {
     /// all, and whichever engine used up its budget.
     dev: DeviceRef<Rrxe>,
     #[pin]
-    send_work: Work<QpInner>,
-    /// Runs the packets queued in `rx` ([`rx::RxQueue`]).
+    send_work: Work<RrxeQp>,
+    /// Runs the packets queued in `rx` ([`rx::RxBacklog`]).
     #[pin]
-    recv_work: Work<QpInner, 1>,
+    recv_work: Work<RrxeQp, 1>,
     #[pin]
-    pub(crate) rx: SpinLockIrq<rx::RxQueue>,
+    pub(crate) rx: SpinLockIrq<rx::RxBacklog>,
     /// The receive work item owns the QP's packets: set (under `rx`'s lock) by
     /// the first packet queued and cleared when the work item finds `rx` empty.
     /// Packets for the QP queue behind it while it is set, and an expired ACK
@@ -384,7 +384,7 @@ pub(crate) struct QpInner {
     pub(crate) rx_owned: AtomicBool,
     /// The loss recovery timer ([`crate::engine::recovery`]) and whether it is queued.
     #[pin]
-    pub(crate) timer: HrTimer<QpInner>,
+    pub(crate) timer: HrTimer<RrxeQp>,
     pub(crate) timer_queued: AtomicBool,
     /// The requester ([`crate::engine::req`]) and the responder's sender
     /// ([`crate::engine::resp_tx`]): one of each runs at a time.
@@ -393,10 +393,10 @@ pub(crate) struct QpInner {
     /// Packets sent and still in the stack.
     pub(crate) tx: TxInFlight,
     #[pin]
-    pub(crate) state: SpinLockIrq<QpState_>,
+    pub(crate) state: SpinLockIrq<QpInner>,
 }
 
-impl QpInner {
+impl RrxeQp {
     /// This very QP through the device's table, for its work items: `None` once
     /// it is destroyed, when its number may already name a new QP.
     pub(crate) fn live<'g>(&'g self, guard: &'g rcu::Guard) -> Option<&'g Qp<Rrxe>> {
@@ -405,7 +405,7 @@ impl QpInner {
     }
 }
 
-impl QpState_ {
+impl QpInner {
     /// Whether a packet with IP header `ip` is from the QP's peer to its own
     /// address (RC, UC): rxe's `check_addr`.
     pub(crate) fn from_peer(&self, ip: &[u8]) -> bool {
@@ -414,11 +414,11 @@ impl QpState_ {
     }
 }
 
-pub(crate) fn cur_state(st: &QpState_) -> QpState {
+pub(crate) fn cur_state(st: &QpInner) -> QpState {
     QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
 }
 
 /// The QP's path MTU in bytes (256 if the attribute holds no valid code).
-pub(crate) fn path_mtu_bytes(st: &QpState_) -> u32 {
+pub(crate) fn path_mtu_bytes(st: &QpInner) -> u32 {
     psn::ib_mtu_bytes(st.attr.path_mtu as u8).unwrap_or(256)
 }

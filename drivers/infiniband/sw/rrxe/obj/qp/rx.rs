@@ -38,14 +38,14 @@ const RX_QUEUE_FIRST: usize = 64;
 ///
 /// A queued skb's route may be a reference valid only in the softirq; nothing
 /// here reads it, and freeing the skb does not release such a route.
-pub(crate) struct RxQueue {
+pub(crate) struct RxBacklog {
     /// A ring: `len` packets from `head`, wrapping.
     slots: KVec<Option<SkBuff>>,
     head: usize,
     len: usize,
 }
 
-impl RxQueue {
+impl RxBacklog {
     pub(crate) const fn new() -> Self {
         Self {
             slots: KVec::new(),

@@ -4,7 +4,7 @@
 //! retry counts and the answer time measured. `crate::engine::recovery` acts
 //! on it.
 
-use super::{QpInner, QpState_};
+use super::{QpInner, RrxeQp};
 use crate::proto::{psn, response_time::ResponseTime};
 use kernel::{
     sync::Arc,
@@ -25,7 +25,7 @@ const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 #[derive(Default)]
 pub(crate) struct Timers {
     /// The armed timer; dropping the handle cancels it.
-    pub(crate) handle: Option<ArcHrTimerHandle<QpInner>>,
+    pub(crate) handle: Option<ArcHrTimerHandle<RrxeQp>>,
     /// When the armed timer fires.
     pub(crate) fires: Option<Now>,
     /// When an ACK for the oldest outstanding packet is overdue.
@@ -123,7 +123,7 @@ impl Timers {
 }
 
 /// Resets the retry counts to the QP's attributes (after a modify, or progress).
-pub(crate) fn reset_retries(st: &mut QpState_) {
+pub(crate) fn reset_retries(st: &mut QpInner) {
     st.timers.retry_left = st.attr.retry_cnt;
     st.timers.rnr_left = st.attr.rnr_retry;
 }
@@ -131,19 +131,19 @@ pub(crate) fn reset_retries(st: &mut QpState_) {
 /// The local ACK timeout in nanoseconds: the QP's `timeout`, at least
 /// [`MIN_ACK_TIMEOUT_NS`], stretched if answers are measured slower than it
 /// allows ([`crate::proto::response_time`]). `None` if the QP has none.
-pub(crate) fn ack_timeout_ns(st: &QpState_) -> Option<u64> {
+pub(crate) fn ack_timeout_ns(st: &QpInner) -> Option<u64> {
     let own = psn::retransmit_timeout_ns(st.attr.timeout)?.max(MIN_ACK_TIMEOUT_NS as u64);
     Some(st.timers.response_time.ack_timeout_ns(own))
 }
 
 /// [`ack_timeout_ns`] as a [`Delta`].
-pub(crate) fn ack_timeout(st: &QpState_) -> Option<Delta> {
+pub(crate) fn ack_timeout(st: &QpInner) -> Option<Delta> {
     ack_timeout_ns(st).map(|ns| Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX)))
 }
 
 /// For `rdma resource show qp -dd`: the ACK timeout now in microseconds (0 if
 /// the QP has none) and the smoothed answer time that may have stretched it.
-pub(crate) fn ack_timeout_details(st: &QpState_) -> (u32, u32) {
+pub(crate) fn ack_timeout_details(st: &QpInner) -> (u32, u32) {
     let us = |ns: u64| u32::try_from(ns / 1000).unwrap_or(u32::MAX);
     (
         ack_timeout_ns(st).map_or(0, us),
@@ -152,7 +152,7 @@ pub(crate) fn ack_timeout_details(st: &QpState_) -> (u32, u32) {
 }
 
 /// Stops the timer for good; the QP is being destroyed.
-pub(crate) fn shut_down(inner: &Arc<QpInner>) {
+pub(crate) fn shut_down(inner: &Arc<RrxeQp>) {
     let handle = {
         let mut st = inner.state.lock();
         st.timers.dead = true;
@@ -163,7 +163,7 @@ pub(crate) fn shut_down(inner: &Arc<QpInner>) {
 }
 
 kernel::impl_has_hr_timer! {
-    impl HasHrTimer<Self> for QpInner {
+    impl HasHrTimer<Self> for RrxeQp {
         mode: RelativeMode<Monotonic>, field: self.timer
     }
 }

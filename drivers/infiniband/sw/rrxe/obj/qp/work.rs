@@ -6,19 +6,19 @@
 //! The work items run the engines (`crate::engine` for the send work item,
 //! `crate::net::recv` for the receive one): the one place where an object
 //! calls up into the layers above it, through the `WorkItem` impls those
-//! layers provide for [`QpInner`].
+//! layers provide for [`RrxeQp`].
 
-use super::QpInner;
+use super::RrxeQp;
 use kernel::{sync::Arc, workqueue::impl_has_work};
 
 /// Makes `skb`, about to go to the stack, one of the QP's packets in flight.
-pub(crate) fn own_tx(inner: &Arc<QpInner>, skb: &mut kernel::net::skb::SkBuff) {
+pub(crate) fn own_tx(inner: &Arc<RrxeQp>, skb: &mut kernel::net::skb::SkBuff) {
     if skb.set_tx_owner(inner.clone()).is_ok() {
         inner.tx.sent();
     }
 }
 
-impl kernel::net::skb::TxOwner for QpInner {
+impl kernel::net::skb::TxOwner for RrxeQp {
     fn tx_done(this: Arc<Self>) {
         if this.tx.released() {
             defer_owned(this);
@@ -35,8 +35,8 @@ impl kernel::net::skb::TxOwner for QpInner {
 }
 
 impl_has_work! {
-    impl HasWork<Self> for QpInner { self.send_work }
-    impl HasWork<Self, 1> for QpInner { self.recv_work }
+    impl HasWork<Self> for RrxeQp { self.send_work }
+    impl HasWork<Self, 1> for RrxeQp { self.recv_work }
 }
 
 /// Packets each engine sends per work item run. The run holds the RCU read lock
@@ -49,7 +49,7 @@ pub(crate) const WORK_BUDGET: u32 = 16;
 
 /// Has the QP's receive work item run its queued packets, on the unbound
 /// [`crate::work_queue`]: on a CPU other than the receiving one where one is free.
-pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
+pub(crate) fn defer_receive(inner: &Arc<RrxeQp>) {
     let _ = crate::work_queue().enqueue::<_, 1>(inner.clone());
 }
 
@@ -58,13 +58,13 @@ pub(crate) fn defer_receive(inner: &Arc<QpInner>) {
 /// queue ([`crate::work_queue`]) is unbound, as rdma_rxe's: on a per-CPU queue
 /// every QP's work queued from one CPU ran there, one item after another, in
 /// that CPU's one worker, so eight busy QPs used one CPU while the other idled.
-pub(crate) fn defer(inner: &Arc<QpInner>) {
+pub(crate) fn defer(inner: &Arc<RrxeQp>) {
     defer_owned(inner.clone());
 }
 
 /// [`defer`] with a reference of the caller's. If the work item is queued
 /// already, the reference is dropped here, and it was not the last one: the
 /// queued item holds another.
-fn defer_owned(inner: Arc<QpInner>) {
+fn defer_owned(inner: Arc<RrxeQp>) {
     let _ = crate::work_queue().enqueue::<_, 0>(inner);
 }
