@@ -11,10 +11,8 @@
 //!
 //! The retries run out only once the peer has also been silent for
 //! [`SILENCE_MIN_NS`]: a software peer in a loaded VM stalls far longer than a
-//! NIC. Under TCG with KASAN, the loss test's READs at `timeout` 12 (16.8 ms)
-//! met 5 to 8 ACK timeouts in a row with nothing received (the responses came
-//! later, all at once), and a bare count of 7 failed the QP in 8 of 10 runs
-//! of a 4 MiB transfer.
+//! NIC, and may meet several ACK timeouts in a row before its answers all come
+//! at once: a bare count of expiries would fail a QP whose peer is only slow.
 //!
 //! The ACK timeout stretches where answers come slower than the QP's `timeout`
 //! allows, as TCP's retransmission timeout follows the measured round trip
@@ -62,10 +60,9 @@ use kernel::{
 const TAIL_PROBE_NS: i64 = 1_000_000;
 
 /// How long a full window waits for progress before its last packet is sent
-/// again to ask for an ACK ([`window_full`]): the tail probe's shortest wait, and
-/// it does not stretch with the answer time, since it recovers losses: at twice
-/// the answer time, the loss test's 16 MiB transfer met more sequence NAKs and
-/// took 89-106 s against 71-74 s. Only where the ACK timeout is twice as long.
+/// again to ask for an ACK ([`window_full`]): the tail probe's shortest wait. It
+/// does not stretch with the answer time, since it recovers losses, which a
+/// longer wait only delays. Only where the ACK timeout is twice as long.
 const WINDOW_PROBE_NS: i64 = 1_000_000;
 
 /// How soon the requester tries again after a packet allocation failed.
@@ -83,10 +80,9 @@ const RNR_RETRY_FOREVER: u8 = 7;
 
 /// How long an unsignaled tail waits for its probe: [`TAIL_PROBE_NS`] on a
 /// fast path, twice the smoothed answer time on a slower one, and at most half
-/// the ACK timeout ([`ResponseTime::probe_wait_ns`]). With a fixed 1 ms, on a
-/// path with a 40 ms round trip, unsignaled WRITEs that a signaled one
-/// followed 5 ms later had their last packet sent again for nothing, 2.4
-/// times a round, though the ACK request was on its way.
+/// the ACK timeout ([`ResponseTime::probe_wait_ns`](crate::proto::response_time::ResponseTime::probe_wait_ns)).
+/// A fixed wait shorter than the round trip would probe tails whose ACK
+/// request is already on its way.
 fn tail_probe_wait(st: &QpInner) -> Delta {
     let ns = st
         .timers
@@ -151,10 +147,9 @@ pub(crate) fn sent(inner: &Arc<RrxeQp>, st: &mut QpInner) {
 /// runs already; a packet that asks ends it.
 ///
 /// Only a WQE's end can be a tail ([`req::probe_tail`] probes nothing in the
-/// middle of one). Started at a long message's first packet, the wait ran out
-/// again and again while the message was still being sent: under TCG a 64 KiB
-/// message takes about 15 ms, and each expiry was a timer interrupt, a work
-/// item queued and the timer armed again, 0.05 times per packet, for nothing.
+/// middle of one). Started at a long message's first packet, the wait would run
+/// out again and again while the message is still being sent, each time a timer
+/// interrupt and a work item for nothing.
 pub(crate) fn tail(inner: &Arc<RrxeQp>, st: &mut QpInner, ack_req: bool, wqe_end: bool) {
     if ack_req {
         st.timers.tail_due = None;
@@ -345,10 +340,9 @@ impl HrTimerCallback for RrxeQp {
 
 /// An expired ACK timeout is put off by a whole timeout if packets wait in the
 /// QP's own receive queue ([`crate::obj::qp::rx::RxBacklog`]): the answers may be among
-/// them, still unread. Calling that a loss asked again for every outstanding
-/// READ while its responses queued; their second copies then overflowed the
-/// queue, and time-outs and resends fed each other until the test timed out
-/// (ib_read_bw 64 KiB at MTU 1024 on the KASAN kernel). rxe's completer
+/// them, still unread. Calling that a loss asks again for every outstanding
+/// READ while its responses queue; their second copies then overflow the
+/// queue, and time-outs and resends feed each other. rxe's completer
 /// likewise acts on a time-out only once no response waits. At most
 /// [`ACK_PUT_OFFS_MAX`] times until something is heard: a queue that never
 /// empties (requests from the peer, none of them an answer) must not hold off
@@ -368,11 +362,9 @@ fn put_off(inner: &Arc<RrxeQp>, st: &mut QpInner, now: Now) -> Option<Now> {
 /// The deadline runs from the last ACK that made progress (or from the first
 /// packet sent with nothing outstanding), as in rxe. But a responder answers
 /// only the packets that ask for an ACK, and a stream of large messages asks
-/// once in 64 packets. Where 64 packets take longer than the timeout (under
-/// TCG with KASAN, `ib_write_bw` 64 KiB took 250 ms per message against
-/// perftest's 67 ms timeout), the deadline passed between two ACKs on a clean
-/// path: half the messages went back N and shrank the send window to two
-/// packets. So an answer is overdue only a timeout after the last packet that
+/// once in 64 packets. Where 64 packets take longer than the timeout, the
+/// deadline passes between two ACKs on a clean path, and messages go back N
+/// and shrink the send window for nothing. So an answer is overdue only a timeout after the last packet that
 /// asked for one, while that is not acknowledged. If none outstanding asked,
 /// a later packet will (the tail probe asks after an unsignaled WQE): while
 /// the requester still has WQEs to send and has moved since the last expiry,

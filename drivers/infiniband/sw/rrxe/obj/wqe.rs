@@ -317,7 +317,7 @@ fn total_len(sgl: &[Sge]) -> Result<u32, Bad> {
 /// into `out`, the send queue's entry, which it overwrites with the WQE or,
 /// refused, with its wr_id (for the error completion) and the reason. The WQE is
 /// built where it stays: it is about 300 bytes, and every move of it is a
-/// memcpy (`rep movsb`, which TCG runs a byte at a time).
+/// memcpy.
 pub(crate) fn parse_user_send_into(slot: &[u8], lim: &SqLimits, out: &mut Pending) {
     let wr_id = u64_at(slot, 0);
     let opcode = u32_at(slot, 12);

@@ -5,11 +5,8 @@
 //!
 //! The QP's `timeout` attribute is the ACK timeout of a fast path. A software
 //! peer in a loaded host can take longer than that to answer without losing
-//! anything: under TCG with KASAN, on a host that was also building a kernel, a
-//! 64 KiB READ's first response came 40 to 75 ms after its request, and the
-//! loss test's `timeout` 12 (16.8 ms) expired again and again. Each expiry asked
-//! for the READ again, the responder started its answer over, and one READ took
-//! up to ten expiries. TCP meets the same problem with a retransmission timeout
+//! anything, and then every expiry asks for a READ again, the responder starts
+//! its answer over, and a large READ may never finish. TCP meets the same problem with a retransmission timeout
 //! computed from measured round trips (RFC 6298), and so does this: the
 //! smoothed answer time plus four times its mean deviation, and at least half
 //! the smoothed time more (RFC 6298's floor for the deviation is the clock's

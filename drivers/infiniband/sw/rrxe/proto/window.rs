@@ -4,8 +4,7 @@
 //!
 //! rxe always allows 128 (`RXE_MAX_UNACKED_PSNS`). With go-back-N, every packet
 //! sent after a lost one is thrown away by the responder, so on a lossy path a full
-//! window wastes most of what it sends: a 64 MiB WRITE through 5% loss sent six
-//! packets for every one delivered. This window adapts as TCP Reno's does: a PSN
+//! window wastes most of what it sends. This window adapts as TCP Reno's does: a PSN
 //! sequence NAK halves it; an ACK timeout halves the threshold and restarts from the
 //! minimum. Acknowledged packets grow it again, by one per packet up to the
 //! threshold (slow start) and by one per window above it. On a path without loss it

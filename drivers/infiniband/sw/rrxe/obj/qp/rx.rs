@@ -32,9 +32,8 @@ const RX_QUEUE_FIRST: usize = 64;
 /// CPU already, the user's process keeps the other one busy, and queueing it
 /// again only added a wake-up and a CPU switch. It is processed at once unless
 /// packets are queued ahead of it. Everything else is processed at once too: a
-/// ping-pong never waits for a worker to wake. (Queueing the parts of every
-/// multi-packet message, or every response, was measured too: WRITE, SEND and
-/// latency lost; see Documentation/design.rst.)
+/// ping-pong never waits for a worker to wake, and a WRITE or SEND stream is
+/// not slowed by a second CPU switch per packet.
 ///
 /// A queued skb's route may be a reference valid only in the softirq; nothing
 /// here reads it, and freeing the skb does not release such a route.

@@ -42,9 +42,9 @@ impl_has_work! {
 /// Packets each engine sends per work item run. The run holds the RCU read lock
 /// (it finds the QP through it), and every packet sent may run the receive
 /// softirq in this context, which may send a whole run of another QP's packets.
-/// With the engines' usual 256 each, one read-side section lasted over 26 s under
-/// TCG with KASAN (an RCU stall report); a few packets per run keep it short,
-/// and the run queues itself again for the rest.
+/// With the engines' usual budget of 256, one read-side section could last long
+/// enough for an RCU stall report; a few packets per run keep it short, and the
+/// run queues itself again for the rest.
 pub(crate) const WORK_BUDGET: u32 = 16;
 
 /// Has the QP's receive work item run its queued packets, on the unbound
