@@ -138,7 +138,8 @@ pub(crate) static DESCS: [StatDesc; 37] = [
     StatDesc::new(c"resend_probes"),
 ];
 
-/// The counters of one device.
+/// The counters of one device: atomics, bumped from any context without a
+/// lock, and read by `rdma statistic`. They live as long as the device.
 pub(crate) struct Stats {
     v: [AtomicU64; DESCS.len()],
 }

@@ -56,6 +56,8 @@ pub(crate) fn exit() {
 }
 
 /// A device's share of its namespace's sockets; the last share releases them.
+/// Held by the device for its lifetime; taken and released under the socket
+/// table's mutex, in process context.
 pub(crate) struct SocketUse {
     key: usize,
     generation: u64,

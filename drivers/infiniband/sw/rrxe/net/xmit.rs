@@ -42,7 +42,8 @@ impl Crc32 for KernelCrc {
     }
 }
 
-/// Where a packet goes: the IP fields of an address vector.
+/// Where a packet goes: the IP fields of an address vector, copied out of the
+/// QP's or AH's under its lock for one packet.
 #[derive(Clone, Copy)]
 pub(crate) struct Path {
     v6: bool,
@@ -80,7 +81,7 @@ impl Path {
     }
 }
 
-/// Why a packet was not sent.
+/// Why a packet was not sent: a plain value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendError {
     /// No route, no memory, or the stack refused the packet.

@@ -17,7 +17,9 @@ use kernel::{
     sync::Arc,
 };
 
-/// The driver's AH.
+/// The driver's AH: its number, its PD and the address vector, all fixed at
+/// creation, so it needs no lock. Lives in the device's AH pool from
+/// `create_ah` to `destroy_ah`, and as long after as a requester holds it.
 pub(crate) struct RrxeAh {
     pub(crate) num: u32,
     pub(crate) pd_id: PdId,

@@ -35,6 +35,7 @@ enum Store {
     Kernel(KernelRing),
 }
 
+/// A CQ's state behind its lock: the completions not yet polled.
 struct CqInner {
     store: Store,
     capacity: u32,
@@ -43,6 +44,15 @@ struct CqInner {
 }
 
 /// The driver's CQ.
+///
+/// Locking: `state` is a `SpinLockIrq`, taken under a QP's lock when its
+/// completions are added ([`push`]) and alone when they are polled; no other
+/// lock is taken under it. The consumer is notified after every lock is
+/// dropped ([`Pushed::finish`]).
+///
+/// Lifetime: from `create_cq` to `destroy_cq`; an `Arc`, as QPs that complete
+/// into it find it through the core's `ib_qp`, which the core keeps from
+/// outliving the CQ.
 #[pin_data]
 pub(crate) struct RrxeCq {
     #[pin]

@@ -38,6 +38,12 @@ impl Table {
 }
 
 /// A device's multicast groups.
+///
+/// Locking: `change` (a mutex) serialises attach and detach, so the netdev's
+/// filter is updated outside `table`, a `SpinLockIrq` the receive path takes
+/// to read a group's members. Nothing is taken under `table`.
+///
+/// Lifetime: the device's.
 #[pin_data]
 pub(crate) struct Groups {
     #[pin]

@@ -69,7 +69,7 @@ impl Keys {
     }
 }
 
-/// What backs the MR.
+/// What backs the MR; fixed at registration.
 pub(crate) enum Backing {
     /// All of kernel memory (kernel consumers' `local_dma_lkey` equivalent).
     Dma,
@@ -121,6 +121,9 @@ impl PageList {
 /// (or a SEND_WITH_INV naming it) makes it invalid again. Only a valid MR is reached
 /// through its key, and only through `active`, so remapping a registered MR changes
 /// nothing until the next REG_MR (rxe maps in place).
+///
+/// [`RrxeMr`]'s state behind its `SpinLockIrq`, taken alone or under a QP's
+/// lock; no lock is taken under it.
 pub(crate) struct FastMap {
     staged: PageList,
     active: PageList,
@@ -130,6 +133,14 @@ pub(crate) struct FastMap {
 }
 
 /// The driver's MR.
+///
+/// Locking: everything but the fast-registration map ([`FastMap`], behind its
+/// own lock) and the window count (atomic) is fixed at registration.
+///
+/// Lifetime: in the device's key table from registration to `dereg_mr`, which
+/// waits for an RCU grace period after taking it out, so the data path (which
+/// holds an MR only inside an RCU section or through a bound window) never
+/// releases its pinned pages.
 #[pin_data]
 pub(crate) struct RrxeMr {
     pub(crate) index: u32,
@@ -543,6 +554,8 @@ impl RrxeMr {
 }
 
 /// Walks a WQE's scatter/gather list, copying to or from the memory it names.
+/// Lives on the stack of one copy; it holds the current SGE's MR, and takes the
+/// MR's map lock for each page it reaches.
 pub(crate) struct SgeCursor<'a> {
     keys: &'a Keys,
     pd_id: PdId,

@@ -40,7 +40,7 @@ use kernel::{
 /// offered (rxe allows them for type 2; rdma-core refuses them for type 1).
 const MW_ACCESS: u32 = mr::ACCESS_SUPPORTED;
 
-/// What a window is bound to.
+/// What a window is bound to: [`RrxeMw`]'s state behind its lock.
 #[derive(Default)]
 pub(crate) struct Binding {
     /// The window's current rkey (the key byte changes with each bind).
@@ -59,6 +59,13 @@ pub(crate) struct Binding {
 }
 
 /// The driver's MW.
+///
+/// Locking: its [`Binding`] is a `SpinLockIrq`, taken alone or under a QP's
+/// lock (a BIND_MW or LOCAL_INV in the requester, a remote access in the
+/// responder); no lock is taken under it.
+///
+/// Lifetime: in the device's key table from `alloc_mw` to `dealloc_mw`, and as
+/// long after as a lookup holds it. A bound window holds its MR.
 #[pin_data]
 pub(crate) struct RrxeMw {
     pub(crate) index: u32,
@@ -117,7 +124,8 @@ fn unbind(b: &mut Binding) {
     b.access = 0;
 }
 
-/// The fields of a BIND_MW work request (`rxe_send_wr.wr.mw`).
+/// The fields of a BIND_MW work request (`rxe_send_wr.wr.mw`): a plain value,
+/// copied into the WQE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BindArgs {
     pub(crate) addr: u64,

@@ -18,7 +18,9 @@ use kernel::{
 ///
 /// Every access to the XArray happens under `next`, an IRQ-safe spinlock: lookups
 /// come from any context (kernel consumers post from softirq), and the XArray's own
-/// lock does not disable interrupts or bottom halves.
+/// lock does not disable interrupts or bottom halves. Nothing is taken under it.
+///
+/// Lifetime: the device's; it holds a reference to each object in it.
 #[pin_data]
 pub(crate) struct Pool<V: Send + Sync + 'static> {
     #[pin]

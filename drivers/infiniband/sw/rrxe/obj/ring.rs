@@ -21,7 +21,7 @@ const HDR_SIZE: usize = 384;
 /// The smallest slot, one cache line, as rxe.
 const MIN_ELEM: usize = 64;
 
-/// Slot geometry of a queue.
+/// Slot geometry of a ring: a plain value, fixed when the ring is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     log2_elem: u32,
@@ -89,7 +89,8 @@ impl Layout {
     }
 }
 
-/// Where a queue's buffer can be mapped from user space (`struct mminfo`).
+/// Where a ring's buffer can be mapped from user space (`struct mminfo`): a
+/// plain value, copied to user space.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug)]
 pub(crate) struct MmapInfo {
@@ -103,7 +104,11 @@ unsafe impl kernel::transmute::AsBytes for MmapInfo {}
 // SAFETY: Every bit pattern is valid.
 unsafe impl kernel::transmute::FromBytes for MmapInfo {}
 
-/// A queue buffer with its layout and this side's private index.
+/// A ring buffer with its layout and this side's private index.
+///
+/// Owned by its CQ, SRQ or QP, under that object's lock. The buffer is shared
+/// with user space, so every index read from it is masked; it lives until the
+/// owner drops the ring, and its pages as long as user space maps them.
 pub(crate) struct Ring {
     buf: SharedBuf,
     layout: Layout,

@@ -22,6 +22,7 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
+/// An SRQ's state behind its lock: its ring and limit.
 struct SrqInner {
     /// `None` once the SRQ is destroyed: a destroyed QP's queued work item may
     /// hold the SRQ longer than the user context its ring is mapped into.
@@ -33,6 +34,13 @@ struct SrqInner {
 }
 
 /// The driver's SRQ.
+///
+/// Locking: its state is a `SpinLockIrq`, taken alone by `post_srq_recv` and
+/// `modify_srq`, and under a QP's lock when the responder takes a receive WQE.
+///
+/// Lifetime: from `create_srq`, in the device's SRQ pool until `destroy_srq`;
+/// an `Arc` that each QP on it also holds, so the ring is taken out at destroy
+/// and the rest may live until the last QP goes.
 #[pin_data]
 pub(crate) struct RrxeSrq {
     pub(crate) num: u32,

@@ -49,7 +49,7 @@ pub(crate) fn kernel_opcode_ok(qp_type: u32, opcode: u32) -> bool {
         || (opcode == op::REG_MR && qp_type != qpt::UD && qp_type != qpt::GSI)
 }
 
-/// A datagram destination, checked against the AH pool.
+/// A datagram destination, checked against the AH pool: a plain value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct UdDest {
     pub(crate) ah_num: u32,
@@ -63,7 +63,7 @@ const SGES_IN_PLACE: usize = 4;
 /// Inline bytes a send WQE keeps in place; more go to the heap.
 const INLINE_IN_PLACE: usize = 64;
 
-/// A short list kept in place, a longer one on the heap. Most WQEs have one or two
+/// A short list kept in place, a longer one on the heap; part of a WQE. Most WQEs have one or two
 /// SGEs and a few bytes of inline data; an allocation for them on every WQE (parsed
 /// under the QP lock, so `GFP_ATOMIC`) cost more than the rest of the parse.
 pub(crate) enum Short<T: Copy + Default, const N: usize> {
@@ -148,7 +148,9 @@ pub(crate) struct RegArgs {
     pub(crate) access: u32,
 }
 
-/// A validated send WQE in kernel memory.
+/// A validated send WQE in kernel memory: an entry of its QP's pending list,
+/// under the QP lock, from its fetch (or post) to its completion. The requester
+/// and completer keep their progress in it.
 pub(crate) struct SendWqe {
     pub(crate) wr_id: u64,
     pub(crate) opcode: u32,
@@ -225,7 +227,8 @@ impl SendWqe {
     }
 }
 
-/// A send WQE waiting for the requester, or the marker of a refused one.
+/// A send WQE waiting for the requester, or the marker of a refused one: an
+/// entry of the QP's pending list, under the QP lock.
 #[allow(
     clippy::large_enum_variant,
     reason = "entries live in place in the pending list; a box would be an allocation per WQE"
@@ -247,7 +250,7 @@ impl Pending {
     }
 }
 
-/// Why a WQE was refused.
+/// Why a WQE was refused: a plain value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bad {
     /// The opcode or flags are not valid for this QP.
@@ -283,7 +286,8 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
     u64::from_ne_bytes(v)
 }
 
-/// Limits a send WQE is checked against: the QP's actual capacities.
+/// Limits a send WQE is checked against: the QP's actual capacities, fixed at
+/// creation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SqLimits {
     pub(crate) qp_type: u32,
@@ -551,7 +555,8 @@ pub(crate) fn encode_recv(wr_id: u64, sgl: &[Sge], out: &mut [u8]) -> Result {
     Ok(())
 }
 
-/// A validated receive WQE in kernel memory.
+/// A validated receive WQE in kernel memory, parsed from a copy of its ring
+/// slot; it lives as long as the receive it is for, under the QP lock.
 #[allow(dead_code, reason = "the fields are the responder's input (data path)")]
 pub(crate) struct RecvWqe {
     pub(crate) wr_id: u64,

@@ -72,6 +72,9 @@ fn new_answers(capacity: usize) -> Result<Answers> {
 /// A QP's route, for the one path (source and destination GID) it was looked
 /// up for: connected QPs send along one path, and a datagram QP often does too.
 /// rdma_rxe keeps an RC QP's route in its socket the same way.
+///
+/// Behind its own lock ([`RrxeQp::route`]); a route it replaces is returned to
+/// be released after that lock is dropped.
 #[derive(Default)]
 pub(crate) struct RouteCache(Option<([u8; 16], [u8; 16], route::CachedDst)>);
 
@@ -101,10 +104,16 @@ const BATCH: usize = 64;
 /// a flush needs one to go on, and it only serves when memory is short.
 const SPARE_ROOM: usize = 1;
 
+/// The send queue: the user ring, the WQEs taken from it and not completed, and
+/// the requester's and completer's place in them.
+///
+/// Part of [`QpInner`], under the QP lock; lives as long as the QP, but for
+/// the ring, which `destroy_qp` takes out (its mmap entry belongs to the user
+/// context).
 pub(crate) struct SendQueue {
     /// The user ring; `None` for kernel QPs, whose WRs arrive through `post_send`.
     ring: Option<Ring>,
-    /// Where [`fetch`] copies a user WQE to parse it (empty for kernel QPs):
+    /// Where [`post::fetch`] copies a user WQE to parse it (empty for kernel QPs):
     /// allocated once, not per doorbell.
     fetch_buf: KVec<u8>,
     lim: SqLimits,
@@ -136,7 +145,7 @@ pub(crate) struct SendQueue {
     /// ([`crate::engine::req::probe_window`]).
     pub(crate) probe_oldest: bool,
     /// The destination GID (RC, UC) is one of an rrxe device's on this host, so
-    /// the peer's receive path runs on this host's CPUs ([`doorbell`]).
+    /// the peer's receive path runs on this host's CPUs (`crate::engine::doorbell`).
     peer_on_host: bool,
     /// This queue is counted in the device's `busy_qps`.
     counted_busy: bool,
@@ -162,7 +171,7 @@ impl SendQueue {
     }
 }
 
-/// The responder's place in a multi-packet message.
+/// The responder's place in a multi-packet message. A plain value.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum InMessage {
     Send,
@@ -170,6 +179,9 @@ pub(crate) enum InMessage {
 }
 
 /// A receive WQE being filled by a SEND (or consumed by a WRITE with immediate).
+///
+/// Part of [`RespState`], under the QP lock; lives from a message's first
+/// packet to its completion, or to the flush of a QP in the error state.
 pub(crate) struct RecvInProgress {
     pub(crate) wr_id: u64,
     pub(crate) wqe: Result<wqe::RecvWqe, Bad>,
@@ -181,6 +193,8 @@ pub(crate) struct RecvInProgress {
 }
 
 /// Responder state (RC and UC), all in kernel memory.
+///
+/// Part of [`QpInner`], under the QP lock; reset when the QP goes to RESET.
 #[derive(Default)]
 pub(crate) struct RespState {
     /// The PSN expected next.
@@ -202,6 +216,11 @@ pub(crate) struct RespState {
     pub(crate) last_wqe_raised: bool,
 }
 
+/// The receive queue of a QP without an SRQ: its ring and how many SGEs a WQE
+/// may carry.
+///
+/// Part of [`QpInner`], under the QP lock; `destroy_qp` takes it out with the
+/// send ring.
 pub(crate) struct RecvQueue {
     pub(crate) ring: Ring,
     pub(crate) max_sge: u32,
@@ -211,6 +230,19 @@ pub(crate) struct RecvQueue {
     pub(crate) fetch_buf: KVec<u8>,
 }
 
+/// A QP's state behind its lock ([`RrxeQp::state`]): attributes, both work
+/// queues, the responder's state and answers, and the timers' deadlines.
+///
+/// Locking: a `SpinLockIrq`, taken from process context, softirqs and work
+/// items. Under it may be taken, in this order only: a CQ's lock (completions
+/// are added under the QP lock, so each queue's completions reach its CQ in
+/// order), the SRQ's lock, an MR's or MW's own lock, a pool's lock, and the
+/// device's atomics lock. The device list's mutex is never taken under it, and
+/// neither is [`RrxeQp::rx`] or [`RrxeQp::route`]. The engines decide under it
+/// and send after dropping it, since a packet to this host may be received in
+/// the same call stack.
+///
+/// Lifetime: that of the [`RrxeQp`].
 pub(crate) struct QpInner {
     pub(crate) attr: QpAttr,
     pub(crate) sq: SendQueue,
@@ -224,7 +256,7 @@ pub(crate) struct QpInner {
     pub(crate) kept_reads: KeptReads<KVec<KeptRead>>,
     pub(crate) timers: timers::Timers,
     /// Room for a completion of each kind, lent to a flush or an error report
-    /// whose own allocation failed ([`with_completion_room`]): a QP moved to the
+    /// whose own allocation failed ([`complete::with_completion_room`]): a QP moved to the
     /// error state is always flushed, and a post to a failed QP never fails
     /// with `ENOMEM` after its WQE was queued.
     spare_room: Completions,
@@ -233,6 +265,8 @@ pub(crate) struct QpInner {
 /// Runs one of a QP's engines on one CPU at a time. Re-entry (loopback, or
 /// another CPU) only asks the running one to look again, so no request is lost
 /// and none is served twice at once.
+///
+/// Two atomic flags, no lock; part of the [`RrxeQp`], for its lifetime.
 pub(crate) struct Runner {
     running: AtomicBool,
     again: AtomicBool,
@@ -303,6 +337,9 @@ pub(crate) const TX_IN_FLIGHT_MAX: u32 = 64;
 const TX_IN_FLIGHT_RESUME: u32 = 16;
 
 /// The packets a QP has in the stack ([`TX_IN_FLIGHT_MAX`]).
+///
+/// Atomics, no lock: packets are released in softirqs and destructors. Part of
+/// the [`RrxeQp`], which every packet in flight holds a reference to.
 pub(crate) struct TxInFlight {
     count: AtomicU32,
     /// An engine stopped at the limit: the release that brings the count below
@@ -349,7 +386,19 @@ impl TxInFlight {
     }
 }
 
-/// The driver's QP.
+/// The driver's QP: what never changes after creation, the engines' runners and
+/// work items, and [`QpInner`] behind [`RrxeQp::state`].
+///
+/// Lifetime: created by `create_qp`, published in the device's QP pool and in
+/// the core's QP table, and unpublished by `destroy_qp`. It is an `Arc`: a
+/// queued work item, the timer and every packet in flight hold a reference,
+/// so it may outlive `destroy_qp` (and its last reference is always dropped
+/// in a work item, in process context: [`work`]). It holds its device, so the
+/// device outlives it.
+///
+/// Locking: the fields outside `state`, `rx` and `route` are set at creation
+/// or atomic. `rx` and `route` each have their own spinlock, never nested
+/// with `state`.
 #[pin_data]
 pub(crate) struct RrxeQp {
     pub(crate) qp_type: u32,

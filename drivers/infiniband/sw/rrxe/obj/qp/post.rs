@@ -30,7 +30,8 @@ use kernel::{
 /// poster's system call, the work fell on both CPUs between the processes.
 pub(crate) const LOCAL_SEND_MAX_PACKETS: u32 = 8;
 
-/// What one doorbell's [`fetch`] took.
+/// What one doorbell's [`fetch`] took: a plain value, for the doorbell's
+/// choice of where to send from.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct FetchedPosts {
     /// Earlier WQEs were still queued (unsent or unacknowledged).

@@ -37,6 +37,9 @@ const RX_QUEUE_FIRST: usize = 64;
 ///
 /// A queued skb's route may be a reference valid only in the softirq; nothing
 /// here reads it, and freeing the skb does not release such a route.
+///
+/// Behind its own spinlock ([`super::RrxeQp::rx`]), taken in softirqs and by the
+/// receive work item; the packets are freed with the QP.
 pub(crate) struct RxBacklog {
     /// A ring: `len` packets from `head`, wrapping.
     slots: KVec<Option<SkBuff>>,

@@ -21,7 +21,10 @@ pub(crate) type Now = Instant<Monotonic>;
 /// resend packets whose ACK is on its way; rxe's jiffies timers have a floor too.
 const MIN_ACK_TIMEOUT_NS: i64 = 1_000_000;
 
-/// Timer state of a QP, under the QP lock.
+/// The loss recovery timers' state of a QP: deadlines, retries left and the
+/// answer time. Part of [`QpInner`], under the QP lock; the hrtimer it arms is
+/// the [`RrxeQp`]'s, and its handle here is dropped (cancelling it) when the QP
+/// is destroyed ([`shut_down`]).
 #[derive(Default)]
 pub(crate) struct Timers {
     /// The armed timer; dropping the handle cancels it.
