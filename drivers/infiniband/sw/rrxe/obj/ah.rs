@@ -21,8 +21,8 @@ use kernel::{
 /// creation, so it needs no lock. Lives in the device's AH pool from
 /// `create_ah` to `destroy_ah`, and as long after as a requester holds it.
 pub(crate) struct RrxeAh {
-    pub(crate) num: u32,
-    pub(crate) pd_id: PdId,
+    pub(in crate::obj) num: u32,
+    pub(in crate::obj) pd_id: PdId,
     pub(crate) attr: AhAttr,
 }
 

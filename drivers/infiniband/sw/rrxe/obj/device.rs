@@ -34,7 +34,7 @@ use kernel::{
 pub(crate) struct RrxeDevice {
     /// QPs by QP number.
     #[pin]
-    pub(crate) qps: Pool<RrxeQp>,
+    pub(in crate::obj) qps: Pool<RrxeQp>,
     /// MRs and MWs by key index (`key >> 8`).
     #[pin]
     pub(crate) keys: Keys,

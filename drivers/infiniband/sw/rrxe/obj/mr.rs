@@ -143,17 +143,17 @@ pub(crate) struct FastMap {
 /// releases its pinned pages.
 #[pin_data]
 pub(crate) struct RrxeMr {
-    pub(crate) index: u32,
-    pub(crate) keys: MrKeys,
-    pub(crate) pd_id: PdId,
-    pub(crate) access: u32,
-    pub(crate) iova: u64,
-    pub(crate) length: u64,
-    pub(crate) backing: Backing,
+    index: u32,
+    keys: MrKeys,
+    pd_id: PdId,
+    pub(in crate::obj) access: u32,
+    iova: u64,
+    length: u64,
+    backing: Backing,
     #[pin]
-    pub(crate) map: SpinLockIrq<FastMap>,
+    map: SpinLockIrq<FastMap>,
     /// Memory windows bound to this MR; `dereg_mr` fails while there are any.
-    pub(crate) bound_mws: AtomicU32,
+    pub(in crate::obj) bound_mws: AtomicU32,
     /// `dereg_mr` is under way: no window may bind to it any more.
     deregistering: AtomicBool,
 }

@@ -68,7 +68,7 @@ pub(crate) struct Binding {
 /// long after as a lookup holds it. A bound window holds its MR.
 #[pin_data]
 pub(crate) struct RrxeMw {
-    pub(crate) index: u32,
+    index: u32,
     pd_id: PdId,
     mw_type: u32,
     #[pin]
@@ -128,13 +128,13 @@ fn unbind(b: &mut Binding) {
 /// copied into the WQE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BindArgs {
-    pub(crate) addr: u64,
-    pub(crate) length: u64,
-    pub(crate) mr_lkey: u32,
-    pub(crate) mw_rkey: u32,
+    pub(in crate::obj) addr: u64,
+    pub(in crate::obj) length: u64,
+    pub(in crate::obj) mr_lkey: u32,
+    pub(in crate::obj) mw_rkey: u32,
     /// The window's new rkey: only its key byte is taken.
-    pub(crate) rkey: u32,
-    pub(crate) access: u32,
+    pub(in crate::obj) rkey: u32,
+    pub(in crate::obj) access: u32,
 }
 
 /// Executes a BIND_MW work request (a refusal completes it with `MW_BIND_ERR`) of the QP with serial `qp_serial` (PD `pd_id`), as rxe's

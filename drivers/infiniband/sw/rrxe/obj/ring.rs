@@ -94,9 +94,9 @@ impl Layout {
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug)]
 pub(crate) struct MmapInfo {
-    pub(crate) offset: u64,
-    pub(crate) size: u32,
-    pub(crate) pad: u32,
+    offset: u64,
+    size: u32,
+    pad: u32,
 }
 
 // SAFETY: Plain integers, no padding.

@@ -43,7 +43,7 @@ struct SrqInner {
 /// and the rest may live until the last QP goes.
 #[pin_data]
 pub(crate) struct RrxeSrq {
-    pub(crate) num: u32,
+    num: u32,
     max_sge: u32,
     #[pin]
     state: SpinLockIrq<SrqInner>,

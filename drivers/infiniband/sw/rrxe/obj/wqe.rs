@@ -55,7 +55,7 @@ pub(crate) struct UdDest {
     pub(crate) ah_num: u32,
     pub(crate) remote_qpn: u32,
     pub(crate) remote_qkey: u32,
-    pub(crate) pkey_index: u16,
+    pkey_index: u16,
 }
 
 /// SGEs a WQE keeps in place; more go to the heap.
@@ -290,9 +290,9 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
 /// creation.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SqLimits {
-    pub(crate) qp_type: u32,
-    pub(crate) max_sge: u32,
-    pub(crate) max_inline: u32,
+    pub(in crate::obj) qp_type: u32,
+    pub(in crate::obj) max_sge: u32,
+    pub(in crate::obj) max_inline: u32,
 }
 
 /// The `i`th SGE of a ring slot whose list starts at `off`.
@@ -559,7 +559,7 @@ pub(crate) fn encode_recv(wr_id: u64, sgl: &[Sge], out: &mut [u8]) -> Result {
 /// slot; it lives as long as the receive it is for, under the QP lock.
 #[allow(dead_code, reason = "the fields are the responder's input (data path)")]
 pub(crate) struct RecvWqe {
-    pub(crate) wr_id: u64,
+    wr_id: u64,
     pub(crate) sgl: SgeList,
     pub(crate) length: u32,
 }

@@ -213,7 +213,7 @@ pub(crate) struct RespState {
     /// Total length of the WRITE (for WRITE with immediate's completion).
     pub(crate) write_len: u32,
     /// A QP on an SRQ raised `QP_LAST_WQE_REACHED` for its current error state.
-    pub(crate) last_wqe_raised: bool,
+    last_wqe_raised: bool,
 }
 
 /// The receive queue of a QP without an SRQ: its ring and how many SGEs a WQE
@@ -406,7 +406,7 @@ pub(crate) struct RrxeQp {
     pub(crate) sq_sig_all: bool,
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<crate::obj::srq::RrxeSrq>>,
-    pub(crate) qpn: u32,
+    qpn: u32,
     /// Unique for the device's lifetime: what a type 2 memory window is bound to.
     pub(crate) serial: u64,
     /// The route of the last packet sent ([`crate::net::xmit::xmit`]). Declared before
@@ -433,7 +433,7 @@ pub(crate) struct RrxeQp {
     pub(crate) rx_owned: AtomicBool,
     /// The loss recovery timer ([`crate::engine::recovery`]) and whether it is queued.
     #[pin]
-    pub(crate) timer: HrTimer<RrxeQp>,
+    timer: HrTimer<RrxeQp>,
     pub(crate) timer_queued: AtomicBool,
     /// The requester ([`crate::engine::req`]) and the responder's sender
     /// ([`crate::engine::resp_tx`]): one of each runs at a time.
