@@ -22,8 +22,6 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
-#include <uapi/rdma/ib_user_verbs.h>
-#include <uapi/rdma/rdma_user_rxe.h>
 
 /* Macros bindgen cannot evaluate on its own. */
 const u32 RUST_CONST_HELPER_IFF_UP = IFF_UP;

@@ -4,6 +4,8 @@
 //!
 //! `rdma link del` needs nothing from the driver: the core unregisters the device,
 //! and the driver cleans up in its device data's `Drop`.
+//!
+//! C header: [`include/rdma/rdma_netlink.h`](srctree/include/rdma/rdma_netlink.h).
 
 use crate::{
     bindings, error::from_result, net::netdev::NetDevice, prelude::*, str::CStr, types::Opaque,
@@ -21,6 +23,9 @@ pub trait LinkOps: 'static {
 }
 
 /// A registered link type; unregistered on drop, which waits for running `newlink`s.
+///
+/// Lifetime: pinned in the module's state, from module init to module exit.
+/// Locking: the RDMA core's link-ops lock, taken by the core.
 #[pin_data(PinnedDrop)]
 pub struct Registration<T: LinkOps> {
     #[pin]

@@ -10,6 +10,9 @@ use crate::{bindings, error::to_result, prelude::*};
 /// The netlink message a driver adds its details of one resource to, as
 /// `RDMA_NLDEV_ATTR_DRIVER_*` name/value entries.
 ///
+/// Lifetime: borrowed for one `fill_res_*_entry` call. Locking: the core holds the
+/// resource's restrack entry for the call; the message is the caller's alone.
+///
 /// # Invariants
 ///
 /// `msg` is the message the RDMA core passed to a `fill_res_*_entry` callback,

@@ -3,11 +3,17 @@
 //! Kernel buffers that user space may map: the memory behind mmapped queues.
 //!
 //! A [`SharedBuf`] is `vmalloc_user` memory plus an `rdma_user_mmap_entry`. Once
-//! [`published`](super::types::UData::publish) to a ucontext, the process can `mmap`
+//! [`published`](super::uverbs::UData::publish) to a ucontext, the process can `mmap`
 //! it at the returned offset; the RDMA core tracks the entry and calls `mmap_free` when
 //! the last reference goes, which frees the memory. Pages already mapped survive the
 //! free (each mapping holds page references), so an object may be destroyed before
-//! user space unmaps its queue, as rdma-core's rxe provider does.
+//! user space unmaps its queue (rdma-core's rxe provider does that).
+//!
+//! The `mmap` and `mmap_free` ops are installed with the user-context ops
+//! ([`super::ucontext`]).
+//!
+//! C header: [`include/rdma/ib_verbs.h`](srctree/include/rdma/ib_verbs.h)
+//! (`rdma_user_mmap_entry_insert` and friends).
 //!
 //! Everything in a shared buffer is untrusted: user space can write any byte at any
 //! time. The accessors copy in and out with bounds checks, and never hand out Rust
@@ -26,6 +32,11 @@ struct Entry {
 }
 
 /// A zeroed, page-granular buffer that user space may map.
+///
+/// Lifetime: owned by the provider's object (a ring); once published, the memory
+/// lives until both this value is dropped and the last mapping is gone. Locking:
+/// none; every access is a bounds-checked copy or an atomic index word, since user
+/// space writes at will.
 ///
 /// # Invariants
 ///

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pinned user memory (`struct ib_umem`) behind user memory regions.
+//!
+//! C header: [`include/rdma/ib_umem.h`](srctree/include/rdma/ib_umem.h).
 
-use super::device::{Device, Driver};
+use super::{
+    device::{Device, Driver},
+    mr::AccessFlags,
+};
 use crate::{
     bindings,
     error::from_err_ptr,
@@ -13,6 +18,10 @@ use crate::{
 use core::{ops::Range, ptr::NonNull};
 
 /// A pinned range of a process's memory. Unpinned on drop.
+///
+/// Lifetime: owned by the provider's MR, dropped (in a context that may sleep)
+/// when the MR is deregistered. Locking: immutable; copies in and out of the pages
+/// race only with the process itself, as any access to memory it registered.
 ///
 /// The pinned pages are also kept in an array, so a copy finds its page by
 /// index. `ib_umem_copy_from` walks the scatterlist from its start to the offset
@@ -38,12 +47,19 @@ unsafe impl Sync for Umem {}
 
 impl Umem {
     /// Pins `len` bytes at user address `addr` of the calling process for `dev`, with
-    /// `IB_ACCESS_*` flags `access` (writable access pins for writing).
-    pub fn pin<T: Driver>(dev: &Device<T>, addr: u64, len: u64, access: i32) -> Result<Self> {
+    /// `access` (writable access pins for writing).
+    pub fn pin<T: Driver>(
+        dev: &Device<T>,
+        addr: u64,
+        len: u64,
+        access: AccessFlags,
+    ) -> Result<Self> {
         let addr = usize::try_from(addr).map_err(|_| EINVAL)?;
         let len = usize::try_from(len).map_err(|_| EINVAL)?;
         // SAFETY: The device is valid; the core validates the range and access.
-        let p = from_err_ptr(unsafe { bindings::ib_umem_get_va(dev.as_raw(), addr, len, access) })?;
+        let p = from_err_ptr(unsafe {
+            bindings::ib_umem_get_va(dev.as_raw(), addr, len, access.bits() as i32)
+        })?;
         let raw = NonNull::new(p).ok_or(ENOMEM)?;
         let pages = match Self::collect_pages(raw, addr, len) {
             Ok(pages) => pages,

@@ -3,7 +3,7 @@
 //! Device and port limits. They equal rdma_rxe's (rxe_param.h) so that user space
 //! sees the same device either way; `ibv_devinfo -v` is compared in the selftests.
 
-use kernel::rdma::types::{cap, port};
+use kernel::rdma::attr::{cap, port, Mtu};
 
 /// rxe's `DEFAULT_MAX_VALUE`.
 const DEFAULT_MAX: u32 = 1 << 20;
@@ -68,13 +68,13 @@ pub(crate) const MAX_HDR_LENGTH: u32 = 80;
 
 /// The IB MTU (enum value) usable on a netdev with the given MTU, as rdma_rxe
 /// computes it: the largest IB MTU that fits, at least 256 and at most 4096.
-pub(crate) fn active_mtu(netdev_mtu: u32) -> u32 {
+pub(crate) fn active_mtu(netdev_mtu: u32) -> Mtu {
     match netdev_mtu.saturating_sub(MAX_HDR_LENGTH) {
-        0..=511 => port::MTU_256,
-        512..=1023 => port::MTU_512,
-        1024..=2047 => port::MTU_1024,
-        2048..=4095 => port::MTU_2048,
-        _ => port::MTU_4096,
+        0..=511 => Mtu::Mtu256,
+        512..=1023 => Mtu::Mtu512,
+        1024..=2047 => Mtu::Mtu1024,
+        2048..=4095 => Mtu::Mtu2048,
+        _ => Mtu::Mtu4096,
     }
 }
 
@@ -99,14 +99,14 @@ mod tests {
     #[test]
     fn active_mtu_follows_rxe() {
         // rdma_rxe: netdev MTU minus 80 header bytes, rounded down to an IB MTU.
-        assert_eq!(active_mtu(68), port::MTU_256);
-        assert_eq!(active_mtu(1500), port::MTU_1024);
-        assert_eq!(active_mtu(1104), port::MTU_1024);
-        assert_eq!(active_mtu(1103), port::MTU_512);
-        assert_eq!(active_mtu(4176), port::MTU_4096);
-        assert_eq!(active_mtu(4175), port::MTU_2048);
-        assert_eq!(active_mtu(9000), port::MTU_4096);
-        assert_eq!(active_mtu(0), port::MTU_256);
+        assert_eq!(active_mtu(68), Mtu::Mtu256);
+        assert_eq!(active_mtu(1500), Mtu::Mtu1024);
+        assert_eq!(active_mtu(1104), Mtu::Mtu1024);
+        assert_eq!(active_mtu(1103), Mtu::Mtu512);
+        assert_eq!(active_mtu(4176), Mtu::Mtu4096);
+        assert_eq!(active_mtu(4175), Mtu::Mtu2048);
+        assert_eq!(active_mtu(9000), Mtu::Mtu4096);
+        assert_eq!(active_mtu(0), Mtu::Mtu256);
     }
 
     #[test]

@@ -71,10 +71,6 @@ pub(crate) fn work_queue() -> &'static Queue {
     WORK_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
 }
 
-pub(crate) fn this_module() -> &'static ThisModule {
-    &<RrxeModule as kernel::ModuleMetadata>::THIS_MODULE
-}
-
 /// The `rrxe` link type.
 struct RrxeLink;
 
@@ -82,7 +78,7 @@ impl link::LinkOps for RrxeLink {
     const TYPE: &'static CStr = c"rrxe";
 
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
-        device::add(this_module(), name, ndev)
+        device::add(name, ndev)
     }
 }
 

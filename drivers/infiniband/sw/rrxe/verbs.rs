@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The verbs rrxe implements: `kernel::rdma::Driver` for [`Rrxe`], each op
-//! handed to the object or engine that does it.
+//! The verbs rrxe implements: `kernel::rdma::Driver` and its object-level
+//! `Operations` for [`Rrxe`], each op handed to the object or engine that
+//! does it.
 
 use crate::{
     abi, engine,
@@ -22,14 +23,19 @@ use kernel::{
     prelude::*,
     rdma::{
         self,
+        ah::{Ah, AhAttr},
+        attr::{DeviceAttr, DriverId, LinkLayer, Mtu, PortAttr, PortImmutable},
+        cq::{Cq, CqInitAttr, CqNotifyFlags},
         device::StatDesc,
+        mr::{AccessFlags, Mr, MrKeys, MrType},
+        mw::{Mw, MwType},
+        pd::Pd,
+        qp::{Qp, QpAttr, QpAttrMask, QpInitAttr},
         restrack::DriverDetails,
-        types::{driver_id, port},
-        verbs::{
-            Ah, AhAttr, Cq, CqInitAttr, Mr, MrKeys, Mw, Pd, Qp, QpAttr, QpInitAttr, RecvWr, SendWr,
-            Srq, SrqAttr, SrqInitAttr, Wc,
-        },
-        DeviceAttr, PortAttr, PortImmutable, UData,
+        srq::{Srq, SrqAttr, SrqAttrMask, SrqInitAttr},
+        sw::QpTable,
+        uverbs::{UData, WriteCmd, WriteCmds},
+        wr::{RecvWr, SendWr, Wc},
     },
     sync::Arc,
 };
@@ -37,17 +43,13 @@ use kernel::{
 #[vtable]
 impl rdma::Driver for Rrxe {
     type Data = RrxeDevice;
-    type UContext = RrxeUContext;
-    type Pd = RrxePd;
-    type Cq = Arc<RrxeCq>;
-    type Qp = Arc<RrxeQp>;
-    type Srq = Arc<RrxeSrq>;
-    type Ah = Arc<RrxeAh>;
-    type Mr = Arc<RrxeMr>;
-    type Mw = Arc<RrxeMw>;
 
-    const DRIVER_ID: u32 = driver_id::RXE;
+    const DRIVER_ID: DriverId = DriverId::Rxe;
     const UVERBS_ABI_VERSION: u32 = abi::UVERBS_ABI_VERSION;
+    /// rdma-core's rxe provider rings its send queue's doorbell with `POST_SEND`
+    /// and arms its CQs with `REQ_NOTIFY_CQ`.
+    const LEGACY_WRITE_CMDS: WriteCmds =
+        WriteCmds::from_bits(WriteCmd::PostSend as u64 | WriteCmd::ReqNotifyCq as u64);
     const HW_STATS: &'static [StatDesc] = &stats::DESCS;
 
     fn hw_stats(dev: &rdma::Device<Self>, _port: u32, out: &mut [u64]) {
@@ -76,9 +78,23 @@ impl rdma::Driver for Rrxe {
         device::port_immutable(port_num)
     }
 
+    fn link_layer(_dev: &rdma::Device<Self>, _port_num: u32) -> LinkLayer {
+        // Every port of a RoCE provider is Ethernet.
+        LinkLayer::Ethernet
+    }
+}
+
+#[vtable]
+impl rdma::ucontext::Operations for Rrxe {
+    type UContext = RrxeUContext;
+
     fn alloc_ucontext(_dev: &rdma::Device<Self>, _udata: Option<&UData>) -> Result<RrxeUContext> {
         Ok(RrxeUContext)
     }
+}
+
+impl rdma::pd::Operations for Rrxe {
+    type Pd = RrxePd;
 
     fn alloc_pd(dev: &rdma::Device<Self>, udata: Option<&UData>) -> Result<RrxePd> {
         UData::expect_empty(udata)?;
@@ -86,6 +102,11 @@ impl rdma::Driver for Rrxe {
             id: dev.data().new_pd_id(),
         })
     }
+}
+
+#[vtable]
+impl rdma::cq::Operations for Rrxe {
+    type Cq = Arc<RrxeCq>;
 
     fn create_cq(
         _dev: &rdma::Device<Self>,
@@ -111,9 +132,14 @@ impl rdma::Driver for Rrxe {
         cq::peek(c, n)
     }
 
-    fn req_notify_cq(c: &Cq<Self>, flags: u32) -> Result<bool> {
+    fn req_notify_cq(c: &Cq<Self>, flags: CqNotifyFlags) -> Result<bool> {
         cq::req_notify(c, flags)
     }
+}
+
+#[vtable]
+impl rdma::qp::Operations for Rrxe {
+    type Qp = Arc<RrxeQp>;
 
     fn create_qp(
         pd: &Pd<Self>,
@@ -126,8 +152,8 @@ impl rdma::Driver for Rrxe {
         qp::control::create(pd, attr, srq, udata)
     }
 
-    fn modify_qp(q: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&UData>) -> Result {
-        qp::control::modify(q, attr, mask, port::MTU_4096)
+    fn modify_qp(q: &Qp<Self>, attr: &QpAttr, mask: QpAttrMask, _udata: Option<&UData>) -> Result {
+        qp::control::modify(q, attr, mask, Mtu::Mtu4096)
     }
 
     fn query_qp(q: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
@@ -136,6 +162,10 @@ impl rdma::Driver for Rrxe {
 
     fn fill_qp_details(q: &Qp<Self>, out: &mut DriverDetails<'_>) -> Result {
         qp::control::details(q, out)
+    }
+
+    fn qp_table(dev: &rdma::Device<Self>) -> &QpTable<Self> {
+        dev.data().qp_table()
     }
 
     fn destroy_qp(q: &Qp<Self>) -> Result {
@@ -149,13 +179,34 @@ impl rdma::Driver for Rrxe {
         qp::post::post_send(q, wr)
     }
 
-    fn doorbell(q: &Qp<Self>) -> Result {
+    /// The user QP's doorbell: new WQEs are in its mmapped send queue. WRs a
+    /// process passes in the command itself are ignored, as rdma_rxe does.
+    fn post_send_user(q: &Qp<Self>, _has_wrs: bool) -> Result {
         engine::doorbell(q)
     }
 
     fn post_recv(q: &Qp<Self>, wr: &RecvWr<'_>) -> Result {
+        // A user QP's receive queue is its mmapped ring, filled by user space.
+        if q.is_user() {
+            return Err(EINVAL);
+        }
         qp::post::post_recv(q, wr)
     }
+
+    fn attach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        let dev = q.device();
+        dev.data().mcast.attach(dev.netdev(), q, gid)
+    }
+
+    fn detach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
+        let dev = q.device();
+        dev.data().mcast.detach(dev.netdev(), q.qp_num(), gid)
+    }
+}
+
+#[vtable]
+impl rdma::srq::Operations for Rrxe {
+    type Srq = Arc<RrxeSrq>;
 
     fn create_srq(
         pd: &Pd<Self>,
@@ -165,7 +216,12 @@ impl rdma::Driver for Rrxe {
         srq::create(&pd.device().data().srqs, pd, attr, udata)
     }
 
-    fn modify_srq(s: &Srq<Self>, attr: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
+    fn modify_srq(
+        s: &Srq<Self>,
+        attr: &SrqAttr,
+        mask: SrqAttrMask,
+        udata: Option<&UData>,
+    ) -> Result {
         srq::modify(s, attr, mask, udata)
     }
 
@@ -178,8 +234,17 @@ impl rdma::Driver for Rrxe {
     }
 
     fn post_srq_recv(s: &Srq<Self>, wr: &RecvWr<'_>) -> Result {
+        // As for QPs: a user SRQ's ring belongs to user space.
+        if s.is_user() {
+            return Err(EINVAL);
+        }
         srq::post_recv(s, wr)
     }
+}
+
+#[vtable]
+impl rdma::ah::Operations for Rrxe {
+    type Ah = Arc<RrxeAh>;
 
     fn create_ah(
         pd: &Pd<Self>,
@@ -197,8 +262,13 @@ impl rdma::Driver for Rrxe {
     fn destroy_ah(a: &Ah<Self>) -> Result {
         ah::destroy(&a.device().data().ahs, a)
     }
+}
 
-    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
+#[vtable]
+impl rdma::mr::Operations for Rrxe {
+    type Mr = Arc<RrxeMr>;
+
+    fn get_dma_mr(pd: &Pd<Self>, access: AccessFlags) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::get_dma(&pd.device().data().keys, pd, access)
     }
 
@@ -207,7 +277,7 @@ impl rdma::Driver for Rrxe {
         start: u64,
         length: u64,
         iova: u64,
-        access: u32,
+        access: AccessFlags,
         udata: Option<&UData>,
     ) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::reg_user(
@@ -221,7 +291,7 @@ impl rdma::Driver for Rrxe {
         )
     }
 
-    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
+    fn alloc_mr(pd: &Pd<Self>, mr_type: MrType, max_num_sg: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
         mr::alloc(&pd.device().data().keys, pd, mr_type, max_num_sg)
     }
 
@@ -240,22 +310,21 @@ impl rdma::Driver for Rrxe {
     fn dereg_mr(m: &Mr<Self>) -> Result {
         mr::dereg(&m.device().data().keys, m)
     }
+}
 
-    fn alloc_mw(pd: &Pd<Self>, mw_type: u32, udata: Option<&UData>) -> Result<(Arc<RrxeMw>, u32)> {
+#[vtable]
+impl rdma::mw::Operations for Rrxe {
+    type Mw = Arc<RrxeMw>;
+
+    fn alloc_mw(
+        pd: &Pd<Self>,
+        mw_type: MwType,
+        udata: Option<&UData>,
+    ) -> Result<(Arc<RrxeMw>, u32)> {
         mw::alloc(&pd.device().data().keys, pd, mw_type, udata)
     }
 
     fn dealloc_mw(m: &Mw<Self>) -> Result {
         mw::dealloc(&m.device().data().keys, m)
-    }
-
-    fn attach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
-        let dev = q.device();
-        dev.data().mcast.attach(dev.netdev(), q, gid)
-    }
-
-    fn detach_mcast(q: &Qp<Self>, gid: &[u8; 16]) -> Result {
-        let dev = q.device();
-        dev.data().mcast.detach(dev.netdev(), q.qp_num(), gid)
     }
 }

@@ -10,7 +10,7 @@
 //! error and the QP with it.
 
 use crate::{
-    abi::{wc_status, wr_opcode as op},
+    abi::wr_opcode as op,
     engine::recovery,
     engine::req,
     obj::device::RrxeDevice,
@@ -29,7 +29,8 @@ use crate::{
     },
     stats::Counter,
 };
-use kernel::rdma::verbs::Qp;
+use kernel::rdma::qp::Qp;
+use kernel::rdma::wr::WcStatus;
 
 enum Action {
     /// WQEs up to this PSN are acknowledged.
@@ -41,7 +42,7 @@ enum Action {
     /// As `Rewind`, for an ACK past a READ or atomic whose response was lost.
     Implied(u32),
     /// The oldest WQE failed with this status.
-    Fail(u32),
+    Fail(WcStatus),
 }
 
 /// Handles a response packet for an RC requester.
@@ -121,12 +122,12 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
                 if recovery::rnr_nak(inner, &mut st, code) {
                     Action::RnrWait(upto)
                 } else {
-                    Action::Fail(wc_status::RNR_RETRY_EXC_ERR)
+                    Action::Fail(WcStatus::RnrRetryExcErr)
                 }
             }
-            Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(wc_status::REM_INV_REQ_ERR),
-            Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(wc_status::REM_ACCESS_ERR),
-            Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(wc_status::REM_OP_ERR),
+            Syndrome::Nak(NakCode::InvalidRequest) => Action::Fail(WcStatus::RemInvReqErr),
+            Syndrome::Nak(NakCode::RemoteAccessError) => Action::Fail(WcStatus::RemAccessErr),
+            Syndrome::Nak(_) | Syndrome::Reserved(_) => Action::Fail(WcStatus::RemOpErr),
         };
         match action {
             Action::Ack(p) => {
@@ -175,7 +176,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
             // WQEs that ended before the NAKed PSN were delivered: they complete
             // first (rxe's check_psn), and only the NAKed one fails.
             qp::complete::complete_sent(qp, |w| req::answered_by(w, psn_add(psn, 0x00ff_ffff)));
-            if status == wc_status::RNR_RETRY_EXC_ERR {
+            if status == WcStatus::RnrRetryExcErr {
                 stats.inc(Counter::RcvdRnrNak);
                 stats.inc(Counter::RnrRetryExceeded);
             }
@@ -338,7 +339,7 @@ fn answered_wqe(st: &qp::QpInner, psn: u32, want_read: bool) -> Result<usize, Co
 /// yet to send again; it skips them, as after such an ACK in [`receive`].
 fn response_done(qp: &Qp<Rrxe>, psn: u32, placed: bool, ahead: bool) -> Result<(), Counter> {
     if !placed {
-        qp::complete::fail_front(qp, wc_status::LOC_PROT_ERR);
+        qp::complete::fail_front(qp, WcStatus::LocProtErr);
         return Err(Counter::RcvLocalAccessError);
     }
     qp::complete::complete_sent(qp, |w| req::answered_by(w, psn));

@@ -39,7 +39,7 @@ use crate::{
 use core::sync::atomic::Ordering;
 use kernel::{
     prelude::*,
-    rdma::verbs::Qp,
+    rdma::qp::Qp,
     sync::{rcu, Arc},
     workqueue::WorkItem,
 };

@@ -43,8 +43,9 @@ use crate::{
     stats::Counter,
 };
 use core::sync::atomic::Ordering;
+use kernel::rdma::wr::WcStatus;
 use kernel::{
-    rdma::verbs::Qp,
+    rdma::qp::Qp,
     sync::{Arc, ArcBorrow},
     time::{
         hrtimer::{HrTimerCallback, HrTimerCallbackContext, HrTimerPointer, HrTimerRestart},
@@ -422,7 +423,7 @@ enum Expired {
     /// A window probe: packets sent again, asking for an ACK.
     WindowProbe(req::WindowProbe),
     /// Retries exhausted: fail the oldest WQE with this status.
-    Fail(u32),
+    Fail(WcStatus),
 }
 
 /// Called from the QP's work item: acts on the deadlines that passed and arms the
@@ -467,7 +468,7 @@ pub(crate) fn expire(qp: &Qp<Rrxe>) {
                 arm(inner, &mut st.timers, now, next);
             } else if st.timers.retry_left == 0 && silent_long(&st.timers, now) {
                 st.timers.ack_due = None;
-                what = Expired::Fail(crate::abi::wc_status::RETRY_EXC_ERR);
+                what = Expired::Fail(WcStatus::RetryExcErr);
             } else {
                 st.timers.retry_left = st.timers.retry_left.saturating_sub(1);
                 // A peer heard from since the last expiry may only be slow:

@@ -12,7 +12,7 @@
 //! can take the locks of the receiving QP, and the ACK can take this one.
 
 use crate::{
-    abi::{qp_type as qpt, send_flags as flag, wc_status, wr_opcode as op, GSI_QKEY},
+    abi::{qp_type as qpt, send_flags as flag, wr_opcode as op, GSI_QKEY},
     engine::comp,
     engine::recovery,
     net::xmit::{self, Path, SendError},
@@ -35,7 +35,8 @@ use crate::{
     },
     stats::Counter,
 };
-use kernel::{net::skb::SkBuff, rdma::verbs::Qp};
+use kernel::rdma::wr::WcStatus;
+use kernel::{net::skb::SkBuff, rdma::qp::Qp};
 
 /// `RXE_MAX_PKT_PER_ACK`: an RC requester asks for an ACK at least this often.
 const MAX_PKT_PER_ACK: u32 = 64;
@@ -95,7 +96,7 @@ fn step(qp: &Qp<Rrxe>) -> bool {
             }
             Next::FailHead => {
                 drop(st);
-                qp::complete::fail_front(qp, wc_status::LOC_QP_OP_ERR);
+                qp::complete::fail_front(qp, WcStatus::LocQpOpErr);
                 return false;
             }
             Next::Local(acked) => {

@@ -8,7 +8,7 @@
 //! dropped, as on a real network.
 
 use crate::{
-    abi::{access, flush, qp_type as qpt, wc_flags, wc_opcode, wc_status, GSI_QKEY, MAX_MSG},
+    abi::{access, flush, qp_type as qpt, GSI_QKEY, MAX_MSG},
     engine::resp_tx,
     obj::cq,
     obj::mr::{self, SgeCursor},
@@ -30,9 +30,10 @@ use crate::{
     },
     stats::Counter,
 };
+use kernel::rdma::wr::{WcFlag, WcFlags, WcOpcode, WcStatus};
 use kernel::{
     prelude::*,
-    rdma::verbs::{event, Qp, Wc},
+    rdma::{event::EventType, qp::Qp, wr::Wc},
 };
 
 pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
@@ -75,11 +76,11 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
             }
             None => take_rq(&mut st).ok_or(Counter::RcvNoRecvWqe)?,
         };
-        let mut wc = qp::complete::wc(qp, wr_id, wc_status::SUCCESS, wc_opcode::RECV);
+        let mut wc = qp::complete::wc(qp, wr_id, WcStatus::Success, WcOpcode::Recv);
         let failed = match parsed {
             // A malformed receive WQE fails the QP, as a malformed send WQE does.
             Err(_) => {
-                wc.status = wc_status::LOC_QP_OP_ERR;
+                wc.status = WcStatus::LocQpOpErr;
                 true
             }
             Ok(w) => {
@@ -90,20 +91,20 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
                     }
                     // An SRQ's WQE is already taken: it completes with the error.
                     dev.stats.inc(Counter::RcvLengthError);
-                    wc.status = wc_status::LOC_LEN_ERR;
+                    wc.status = WcStatus::LocLenErr;
                     false
                 } else {
                     let mut to = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl);
                     if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
                         dev.stats.inc(Counter::RcvLocalAccessError);
-                        wc.status = wc_status::LOC_PROT_ERR;
+                        wc.status = WcStatus::LocProtErr;
                         true
                     } else {
                         wc.byte_len = total as u32;
                         wc.src_qp = deth.src_qpn();
-                        wc.wc_flags = wc_flags::GRH;
+                        wc.wc_flags = WcFlag::Grh.into();
                         if let Some(imm) = pkt.immdt {
-                            wc.wc_flags |= wc_flags::WITH_IMM;
+                            wc.wc_flags |= WcFlag::WithImm;
                             wc.ex = u32::from_ne_bytes(imm.raw());
                         }
                         wc.network_hdr_type = if ip.first().map(|b| b >> 4) == Some(6) {
@@ -113,7 +114,7 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
                         };
                         // Kernel consumers (the CM) build the reply's address from it.
                         if !qp.is_user() {
-                            wc.wc_flags |= wc_flags::WITH_NETWORK_HDR_TYPE;
+                            wc.wc_flags |= WcFlag::WithNetworkHdrType;
                         }
                         false
                     }
@@ -131,7 +132,7 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
     pushed.finish(qp.recv_cq());
     if srq_limit {
         if let Some(srq) = qp.srq() {
-            srq.raise(event::SRQ_LIMIT_REACHED);
+            srq.raise(EventType::SrqLimitReached);
         }
     }
     if failed {
@@ -190,7 +191,7 @@ pub(super) fn receive_connected(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> R
     }
     if out.srq_limit {
         if let Some(srq) = qp.srq() {
-            srq.raise(event::SRQ_LIMIT_REACHED);
+            srq.raise(EventType::SrqLimitReached);
         }
     }
     if answered {
@@ -326,7 +327,8 @@ fn connected_locked(
                 left.is_some_and(|l| l > 0)
             })
     };
-    let allowed = kind == InMessage::Send || st.attr.qp_access_flags & access::REMOTE_WRITE != 0;
+    let allowed =
+        kind == InMessage::Send || st.attr.qp_access_flags.bits() & access::REMOTE_WRITE != 0;
     if !in_seq || !len_ok || !write_len_ok || !allowed {
         if !rc {
             if !in_seq {
@@ -380,7 +382,7 @@ fn connected_locked(
                 return Err(Counter::RcvNoRecvWqe);
             };
             match rp.wqe.as_ref() {
-                Err(_) => Err(wc_status::LOC_QP_OP_ERR),
+                Err(_) => Err(WcStatus::LocQpOpErr),
                 Ok(w) => {
                     let mut c = SgeCursor::at(&dev.keys, inner.pd_id, &w.sgl, rp.sge);
                     match c.write(pkt.payload) {
@@ -389,8 +391,8 @@ fn connected_locked(
                             rp.written += len as u32;
                             Ok(())
                         }
-                        Err(e) if e == ENOSPC => Err(wc_status::LOC_LEN_ERR),
-                        Err(_) => Err(wc_status::LOC_PROT_ERR),
+                        Err(e) if e == ENOSPC => Err(WcStatus::LocLenErr),
+                        Err(_) => Err(WcStatus::LocProtErr),
                     }
                 }
             }
@@ -444,7 +446,7 @@ fn connected_locked(
             mr::invalidate(&dev.keys, inner.pd_id, rkey)
         };
         if done.is_err() {
-            fail_recv(qp, st, out, psn, wc_status::REM_INV_REQ_ERR);
+            fail_recv(qp, st, out, psn, WcStatus::RemInvReqErr);
             return Err(Counter::RcvBadKey);
         }
     }
@@ -456,22 +458,22 @@ fn connected_locked(
         st.resp.msn = (st.resp.msn + 1) & PSN_MASK;
         if needs_recv {
             let written = st.resp.recv.as_ref().map_or(0, |r| r.written);
-            let mut flags = wc_flags::GRH;
+            let mut flags = WcFlags::from(WcFlag::Grh);
             let mut ex = 0;
             if let Some(imm) = pkt.immdt {
-                flags |= wc_flags::WITH_IMM;
+                flags |= WcFlag::WithImm;
                 ex = u32::from_ne_bytes(imm.raw());
             }
             if let Some(ieth) = pkt.ieth {
-                flags |= wc_flags::WITH_INVALIDATE;
+                flags |= WcFlag::WithInvalidate;
                 ex = ieth.fields().rkey;
             }
             let (opcode, byte_len) = if kind == InMessage::Write {
-                (wc_opcode::RECV_RDMA_WITH_IMM, st.resp.write_len)
+                (WcOpcode::RecvRdmaWithImm, st.resp.write_len)
             } else {
-                (wc_opcode::RECV, written)
+                (WcOpcode::Recv, written)
             };
-            finish_recv(qp, st, out, wc_status::SUCCESS, byte_len);
+            finish_recv(qp, st, out, WcStatus::Success, byte_len);
             if let Some(wc) = out.wc.as_mut() {
                 wc.opcode = opcode;
                 wc.wc_flags = flags;
@@ -500,7 +502,7 @@ fn take_rq(st: &mut QpInner) -> Option<(u64, Result<wqe::RecvWqe, wqe::Bad>)> {
 
 /// The message being received failed with `status`: an RC requester gets a NAK
 /// (invalid request), the receive completes with `status`, and the QP fails.
-fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, psn: u32, status: u32) {
+fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, psn: u32, status: WcStatus) {
     if qp.data().qp_type == qpt::RC {
         qp.device().data().stats.inc(Counter::SentNakInvalid);
         out.answer = Some(reply_to(st, AETH_NAK_INVALID_REQ, psn));
@@ -510,7 +512,13 @@ fn fail_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, psn: u32, statu
 }
 
 /// Completes the receive WQE in progress with `status`.
-fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, status: u32, byte_len: u32) {
+fn finish_recv(
+    qp: &Qp<Rrxe>,
+    st: &mut QpInner,
+    out: &mut Outcome,
+    status: WcStatus,
+    byte_len: u32,
+) {
     let Some(rp) = st.resp.recv.take() else {
         return;
     };
@@ -519,7 +527,7 @@ fn finish_recv(qp: &Qp<Rrxe>, st: &mut QpInner, out: &mut Outcome, status: u32, 
             let _ = rq.ring.consume();
         }
     }
-    let mut wc = qp::complete::wc(qp, rp.wr_id, status, wc_opcode::RECV);
+    let mut wc = qp::complete::wc(qp, rp.wr_id, status, WcOpcode::Recv);
     wc.byte_len = byte_len;
     out.wc = Some(wc);
 }
@@ -568,7 +576,7 @@ fn read_request(
     // Refusing it failed the QP of a requester that asked again for a READ
     // while its next WRITE was half received (the loss test's mixed phase).
     if (st.resp.in_msg.is_some() && !duplicate)
-        || st.attr.qp_access_flags & access::REMOTE_READ == 0
+        || st.attr.qp_access_flags.bits() & access::REMOTE_READ == 0
         || st.attr.max_dest_rd_atomic == 0
         || len > MAX_MSG
     {
@@ -632,7 +640,7 @@ fn atomic_request(
     }
     let (va, rkey) = (a.va(), a.rkey());
     if st.resp.in_msg.is_some()
-        || st.attr.qp_access_flags & access::REMOTE_ATOMIC == 0
+        || st.attr.qp_access_flags.bits() & access::REMOTE_ATOMIC == 0
         || st.attr.max_dest_rd_atomic == 0
         || va & 7 != 0
     {
@@ -727,7 +735,7 @@ fn flush_or_atomic_write(
     let atomic_write = pkt.feth.is_none();
     let malformed = atomic_write && (va & 7 != 0 || len != 8 || pkt.payload.len() != 8);
     if st.resp.in_msg.is_some()
-        || st.attr.qp_access_flags & need != need
+        || st.attr.qp_access_flags.bits() & need != need
         || st.attr.max_dest_rd_atomic == 0
         || malformed
     {

@@ -30,7 +30,7 @@ use crate::{
     },
     stats::Counter,
 };
-use kernel::rdma::verbs::Qp;
+use kernel::rdma::qp::Qp;
 
 /// Packets one run sends before it hands over to the QP's work item, so one busy
 /// QP's READs do not keep a CPU's softirq.

@@ -27,7 +27,7 @@ use core::sync::atomic::Ordering;
 use kernel::{
     net::{skb::SkBuff, udp_tunnel::EncapReceiver},
     prelude::*,
-    rdma::{self, verbs::Qp},
+    rdma::{self, qp::Qp},
     sync::{rcu, Arc},
     workqueue::{worker::current_is_worker, WorkItem},
 };
@@ -63,7 +63,7 @@ impl WorkItem<1> for RrxeQp {
 pub(crate) fn receive(skb: SkBuff) {
     let Some(dev) = skb
         .dev()
-        .and_then(|nd| rdma::Device::<Rrxe>::get_by_netdev(crate::this_module(), nd))
+        .and_then(|nd| rdma::Device::<Rrxe>::get_by_netdev(nd))
     else {
         // Not on a netdev of ours (an rdma_rxe device, or none): dropped.
         return;

@@ -24,7 +24,7 @@ use kernel::{
         udp_tunnel::EncapReceiver,
     },
     prelude::*,
-    rdma::{self, verbs::AhAttr},
+    rdma::{self, ah::AhAttr},
     sync::Arc,
 };
 

@@ -11,8 +11,9 @@ use crate::{
 use kernel::{
     prelude::*,
     rdma::{
-        verbs::{Ah, AhAttr, Pd},
-        UData,
+        ah::{Ah, AhAttr},
+        pd::Pd,
+        uverbs::UData,
     },
     sync::Arc,
 };

@@ -8,17 +8,20 @@
 //! a `struct ib_wc` with fields no ring entry carries.
 
 use crate::{
-    abi::{cq_notify, wc_status, CQE_SIZE},
+    abi::CQE_SIZE,
     obj::{ring::Ring, Rrxe},
     params,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use kernel::rdma::wr::WcStatus;
 use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
-        verbs::{event, Cq, CqInitAttr, Wc, UVERBS_WC_SIZE},
-        UData,
+        cq::{Cq, CqInitAttr, CqNotifyFlag, CqNotifyFlags},
+        event::EventType,
+        uverbs::{self, UData},
+        wr::Wc,
     },
     sync::{Arc, SpinLockIrq},
 };
@@ -147,7 +150,7 @@ pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u
         return Err(EINVAL);
     }
     match (&mut s.store, &mut new) {
-        (Store::User(old), Store::User(n)) => old.move_entries(n, true, UVERBS_WC_SIZE)?,
+        (Store::User(old), Store::User(n)) => old.move_entries(n, true, uverbs::WC_SIZE)?,
         (Store::Kernel(old), Store::Kernel(n)) => {
             for i in 0..old.len {
                 n.wcs[i] = old.wcs[slot(old.head + i, old.wcs.len())];
@@ -208,13 +211,13 @@ impl Pushed {
                 pr_warn!("CQ overflow: completions are lost\n");
             }
             if self.raise {
-                cq.raise(event::CQ_ERR);
+                cq.raise(EventType::CqErr);
             }
         }
         if self.added {
             let armed = inner.notify.load(Ordering::Acquire);
-            if armed & cq_notify::NEXT_COMP != 0
-                || (armed & cq_notify::SOLICITED != 0 && self.solicited)
+            if armed & CqNotifyFlag::NextComp as u32 != 0
+                || (armed & CqNotifyFlag::Solicited as u32 != 0 && self.solicited)
             {
                 inner.notify.store(0, Ordering::Release);
                 cq.notify_completion();
@@ -256,7 +259,7 @@ pub(crate) fn push(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Pushed {
     s.err_raised = lost;
     Pushed {
         added: !lost,
-        solicited: !lost && (solicited || wc.status != wc_status::SUCCESS),
+        solicited: !lost && (solicited || wc.status != WcStatus::Success),
         lost,
         raise,
     }
@@ -284,15 +287,15 @@ pub(crate) fn peek(cq: &Cq<Rrxe>, n: usize) -> usize {
     (count(&cq.data().state.lock()) as usize).min(n)
 }
 
-pub(crate) fn req_notify(cq: &Cq<Rrxe>, flags: u32) -> Result<bool> {
+pub(crate) fn req_notify(cq: &Cq<Rrxe>, flags: CqNotifyFlags) -> Result<bool> {
     let inner = cq.data();
-    let want = flags & cq_notify::SOLICITED_MASK;
+    let want = flags.bits() & (CqNotifyFlag::Solicited as u32 | CqNotifyFlag::NextComp as u32);
     // Arming for the next completion overrides solicited-only, never the reverse.
     let cur = inner.notify.load(Ordering::Acquire);
-    if cur != cq_notify::NEXT_COMP {
+    if cur != CqNotifyFlag::NextComp as u32 {
         inner.notify.store(want, Ordering::Release);
     }
-    Ok(flags & cq_notify::REPORT_MISSED != 0 && count(&inner.state.lock()) > 0)
+    Ok(flags.contains(CqNotifyFlag::ReportMissedEvents) && count(&inner.state.lock()) > 0)
 }
 
 pub(crate) fn destroy(_cq: &Cq<Rrxe>) -> Result {

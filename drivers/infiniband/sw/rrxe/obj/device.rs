@@ -18,9 +18,12 @@ use kernel::{
     prelude::*,
     rdma::{
         self,
+        attr::{
+            cap, port, DeviceAttr, Mtu, NodeType, PhysState, PortAttr, PortImmutable, PortState,
+        },
         device::DeviceParams,
-        types::{cap, port, port_state_of, PortEvent},
-        DeviceAttr, PortAttr, PortImmutable,
+        event::EventType,
+        sw::{self, QpTable, SoftDevice},
     },
     str::CStr,
     sync::SpinLockIrq,
@@ -70,12 +73,27 @@ pub(crate) struct RrxeDevice {
     pub(crate) mcast: mcast::Groups,
     /// This device's share of its namespace's port-4791 sockets.
     _sockets: SocketUse,
+    /// The netdev and the QPs by number (`kernel::rdma::sw`). Last: dropped
+    /// after the rest.
+    #[pin]
+    sw: SoftDevice<Rrxe>,
+}
+
+impl sw::Provider for Rrxe {
+    fn soft(data: &RrxeDevice) -> &SoftDevice<Rrxe> {
+        &data.sw
+    }
 }
 
 impl RrxeDevice {
     /// The identity of a new PD.
     pub(crate) fn new_pd_id(&self) -> PdId {
         self.next_pd_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The device's QPs by number, for the core's QP table.
+    pub(crate) fn qp_table(&self) -> &QpTable<Rrxe> {
+        self.sw.qps()
     }
 
     /// The serial number of a new QP.
@@ -135,7 +153,7 @@ pub(crate) fn attributes(dev: &rdma::Device<Rrxe>) -> DeviceAttr {
 pub(crate) fn port_attributes(dev: &rdma::Device<Rrxe>, port_num: u32) -> Result<PortAttr> {
     check_port(port_num)?;
     let ndev = dev.netdev();
-    let state = port_state_of(ndev);
+    let state = PortState::of_netdev(ndev);
     // The core no longer hands out a netdev that is being unregistered, so
     // `ib_get_eth_speed` fails then (ENODEV, as rdma_rxe's whole query
     // does). A port query must still answer, a DOWN port at the speed the
@@ -147,7 +165,7 @@ pub(crate) fn port_attributes(dev: &rdma::Device<Rrxe>, port_num: u32) -> Result
         .unwrap_or((abi::SPEED_SDR, abi::WIDTH_1X));
     Ok(PortAttr {
         state,
-        max_mtu: port::MTU_4096,
+        max_mtu: Mtu::Mtu4096,
         active_mtu: params::active_mtu(ndev.mtu()),
         gid_tbl_len: params::PORT_GID_TBL_LEN,
         port_cap_flags: params::PORT_CAP_FLAGS,
@@ -156,12 +174,12 @@ pub(crate) fn port_attributes(dev: &rdma::Device<Rrxe>, port_num: u32) -> Result
         max_vl_num: params::PORT_MAX_VL_NUM,
         active_width,
         active_speed,
-        phys_state: if state == port::STATE_ACTIVE {
-            port::PHYS_STATE_LINK_UP
+        phys_state: if state == PortState::Active {
+            PhysState::LinkUp
         } else if ndev.is_up() {
-            port::PHYS_STATE_POLLING
+            PhysState::Polling
         } else {
-            port::PHYS_STATE_DISABLED
+            PhysState::Disabled
         },
         ..PortAttr::default()
     })
@@ -188,7 +206,7 @@ pub(crate) fn port_immutable(port_num: u32) -> Result<PortImmutable> {
 }
 
 /// `rdma link add NAME type rrxe netdev NDEV`.
-pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result {
+pub(crate) fn add(name: &CStr, ndev: &NetDevice) -> Result {
     if !ndev.is_ethernet() {
         pr_err!("{}: {} is not an Ethernet device\n", name, ndev.name());
         return Err(EINVAL);
@@ -200,7 +218,13 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
     let devparams = DeviceParams {
         node_desc: c"rrxe",
         node_guid: guid,
+        node_type: NodeType::IbCa,
+        phys_port_cnt: 1,
+        // One completion vector per possible CPU, as rdma_rxe.
+        num_comp_vectors: None,
+        local_dma_lkey: 0,
         name_assigned_by_user: true,
+        netdevs: &[ndev],
     };
     let data = try_pin_init!(RrxeDevice {
         qps <- Pool::new(params::MIN_QP_INDEX, params::MIN_QP_INDEX + params::MAX_QP - 1),
@@ -211,15 +235,16 @@ pub(crate) fn add(module: &ThisModule, name: &CStr, ndev: &NetDevice) -> Result 
         next_qp_serial: AtomicU64::new(1),
         busy_qps: AtomicU32::new(0),
         mac,
-        reported_state: AtomicU32::new(port::STATE_DOWN),
+        reported_state: AtomicU32::new(PortState::Down.into()),
         unregistering: AtomicBool::new(false),
         stats: Stats::new(),
         atomic_lock <- new_spinlock_irq!(()),
         mcast <- mcast::Groups::new(),
         _sockets: sockets,
+        sw <- SoftDevice::new(ndev),
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
-    rdma::Device::<Rrxe>::register(module, name, ndev, &devparams, data)
+    sw::register::<Rrxe>(name, &devparams, data)
 }
 
 /// Whether `gid` is a RoCE v2 GID of an rrxe device on this host, in any
@@ -240,12 +265,13 @@ pub(crate) fn netdev_event(dev: &rdma::Device<Rrxe>, event: Event) {
             }
         }
         Event::Up | Event::Down | Event::Change => {
-            let state = port_state_of(dev.netdev());
-            if dev.data().reported_state.swap(state, Ordering::Relaxed) != state {
-                let ev = if state == port::STATE_ACTIVE {
-                    PortEvent::Active
+            let state = PortState::of_netdev(dev.netdev());
+            let raw = u32::from(state);
+            if dev.data().reported_state.swap(raw, Ordering::Relaxed) != raw {
+                let ev = if state == PortState::Active {
+                    EventType::PortActive
                 } else {
-                    PortEvent::Error
+                    EventType::PortErr
                 };
                 dev.dispatch_port_event(1, ev);
             }

@@ -14,7 +14,7 @@ use kernel::{
     net::netdev::NetDevice,
     new_mutex, new_spinlock_irq,
     prelude::*,
-    rdma::verbs::Qp,
+    rdma::qp::Qp,
     sync::{Mutex, SpinLockIrq},
 };
 

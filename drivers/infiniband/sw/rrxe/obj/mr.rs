@@ -22,9 +22,11 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
+        mr::{AccessFlags, Mr, MrKeys, MrType},
+        pd::Pd,
         umem::Umem,
-        verbs::{Mr, MrKeys, Pd, Sge},
-        UData,
+        uverbs::UData,
+        wr::Sge,
     },
     sync::{Arc, SpinLockIrq},
 };
@@ -201,7 +203,12 @@ fn new_mr(
     Ok((mr, keys))
 }
 
-pub(crate) fn get_dma(keys: &Keys, pd: &Pd<Rrxe>, acc: u32) -> Result<(Arc<RrxeMr>, MrKeys)> {
+pub(crate) fn get_dma(
+    keys: &Keys,
+    pd: &Pd<Rrxe>,
+    acc: AccessFlags,
+) -> Result<(Arc<RrxeMr>, MrKeys)> {
+    let acc = acc.bits();
     if acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
@@ -214,26 +221,27 @@ pub(crate) fn reg_user(
     start: u64,
     length: u64,
     iova: u64,
-    acc: u32,
+    access_flags: AccessFlags,
     _udata: Option<&UData>,
 ) -> Result<(Arc<RrxeMr>, MrKeys)> {
+    let acc = access_flags.bits();
     if acc & access::ON_DEMAND != 0 || acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
     }
     if length == 0 || length > u64::from(abi::MAX_MSG) * 2 || iova.checked_add(length).is_none() {
         return Err(EINVAL);
     }
-    let umem = Umem::pin(pd.device(), start, length, acc as i32)?;
+    let umem = Umem::pin(pd.device(), start, length, access_flags)?;
     new_mr(keys, pd, acc, iova, length, Backing::User(umem), 0)
 }
 
 pub(crate) fn alloc(
     keys: &Keys,
     pd: &Pd<Rrxe>,
-    mr_type: u32,
+    mr_type: MrType,
     max_num_sg: u32,
 ) -> Result<(Arc<RrxeMr>, MrKeys)> {
-    if mr_type != abi::MR_TYPE_MEM_REG {
+    if mr_type != MrType::MemReg {
         return Err(EINVAL);
     }
     if max_num_sg == 0 || max_num_sg > crate::params::MAX_FMR_PAGE_LIST_LEN {

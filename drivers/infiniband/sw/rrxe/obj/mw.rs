@@ -16,7 +16,7 @@
 //! inside its MR (rxe checks only the MR's range).
 
 use crate::{
-    abi::{access, mw_type, qp_type as qpt},
+    abi::{access, qp_type as qpt},
     obj::{
         mr::{self, Keys, RrxeMr},
         pd::PdId,
@@ -29,8 +29,9 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
-        verbs::{Mw, Pd},
-        UData,
+        mw::{Mw, MwType},
+        pd::Pd,
+        uverbs::UData,
     },
     sync::{Arc, SpinLockIrq},
 };
@@ -70,7 +71,7 @@ pub(crate) struct Binding {
 pub(crate) struct RrxeMw {
     index: u32,
     pd_id: PdId,
-    mw_type: u32,
+    mw_type: MwType,
     #[pin]
     bind: SpinLockIrq<Binding>,
 }
@@ -78,11 +79,11 @@ pub(crate) struct RrxeMw {
 pub(crate) fn alloc(
     keys: &Keys,
     pd: &Pd<Rrxe>,
-    mw_type: u32,
+    mw_type: MwType,
     udata: Option<&UData>,
 ) -> Result<(Arc<RrxeMw>, u32)> {
     UData::expect_empty(udata)?;
-    if mw_type != mw_type::TYPE_1 && mw_type != mw_type::TYPE_2 {
+    if mw_type != MwType::Type1 && mw_type != MwType::Type2 {
         return Err(EINVAL);
     }
     let key_byte = keys.next_key_byte();
@@ -152,11 +153,11 @@ pub(crate) fn bind(
         return Err(Bad::Bind);
     }
     // Type 2 windows are bound only through connected QPs (UD has no bound QP).
-    if mw.mw_type == mw_type::TYPE_2 && !matches!(qp_type, qpt::RC | qpt::UC) {
+    if mw.mw_type == MwType::Type2 && !matches!(qp_type, qpt::RC | qpt::UC) {
         return Err(Bad::Bind);
     }
     // A type 2 window is invalidated, never bound with length 0 (o10-37.2.40).
-    if mw.mw_type == mw_type::TYPE_2 && a.length == 0 {
+    if mw.mw_type == MwType::Type2 && a.length == 0 {
         return Err(Bad::Bind);
     }
     let new_mr = if a.length == 0 {
@@ -179,7 +180,7 @@ pub(crate) fn bind(
         return Err(Bad::Bind);
     }
     // A bound type 2 window must be invalidated before it is bound again.
-    if mw.mw_type == mw_type::TYPE_2 && b.mr.is_some() {
+    if mw.mw_type == MwType::Type2 && b.mr.is_some() {
         return Err(Bad::Bind);
     }
     if let Some(m) = &new_mr {
@@ -210,7 +211,7 @@ pub(crate) fn invalidate(
 ) -> Result<(), Bad> {
     let mw = keys.mws.get(rkey >> 8).ok_or(Bad::Invalidate)?;
     let mut b = mw.bind.lock();
-    if mw.mw_type != mw_type::TYPE_2
+    if mw.mw_type != MwType::Type2
         || mw.pd_id != pd_id
         || b.rkey != rkey
         || b.mr.is_none()
@@ -248,7 +249,7 @@ pub(crate) fn lookup_remote(
             .is_some_and(|end| end <= b.addr + b.length);
     let ok = b.rkey == rkey
         && mw.pd_id == pd_id
-        && (mw.mw_type == mw_type::TYPE_1 || b.qp_serial == qp_serial)
+        && (mw.mw_type == MwType::Type1 || b.qp_serial == qp_serial)
         && b.access & need == need
         && inside;
     ok.then(|| m.clone())

@@ -9,7 +9,10 @@
 //! its own layout. An index written by user space is masked before use, so every count
 //! is at most the capacity and every slot offset is in bounds, whatever the value.
 
-use kernel::{prelude::*, rdma::shared_buf::SharedBuf, rdma::UData};
+use kernel::{
+    prelude::*,
+    rdma::{shared_buf::SharedBuf, uverbs::UData},
+};
 
 /// Header offsets.
 const HDR_LOG2_ELEM: usize = 0;

@@ -4,7 +4,7 @@
 //! with the limit event armed by `modify_srq`.
 
 use crate::{
-    abi::{self, srq_attr},
+    abi::{self},
     obj::{
         pool::Pool,
         ring::{MmapInfo, Ring},
@@ -16,8 +16,10 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
-        verbs::{write_user, Pd, RecvWr, Srq, SrqAttr, SrqInitAttr},
-        UData,
+        pd::Pd,
+        srq::{Srq, SrqAttr, SrqAttrField, SrqAttrMask, SrqInitAttr, SrqType},
+        uverbs::{write_user, UData},
+        wr::RecvWr,
     },
     sync::{Arc, SpinLockIrq},
 };
@@ -76,7 +78,7 @@ pub(crate) fn create(
     a: &mut SrqInitAttr,
     udata: Option<&UData>,
 ) -> Result<Arc<RrxeSrq>> {
-    if a.srq_type != abi::SRQT_BASIC {
+    if a.srq_type != SrqType::Basic {
         return Err(EOPNOTSUPP);
     }
     let at = &mut a.attr;
@@ -129,8 +131,13 @@ pub(crate) fn create(
     Ok(srq)
 }
 
-pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UData>) -> Result {
-    if mask & !(srq_attr::MAX_WR | srq_attr::LIMIT) != 0 {
+pub(crate) fn modify(
+    srq: &Srq<Rrxe>,
+    a: &SrqAttr,
+    mask: SrqAttrMask,
+    udata: Option<&UData>,
+) -> Result {
+    if mask.unknown_bits() != 0 {
         return Err(EOPNOTSUPP);
     }
     let cmd = match udata {
@@ -138,7 +145,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         None => ModifySrqCmd::default(),
     };
     let inner = srq.data();
-    if mask & srq_attr::MAX_WR != 0 {
+    if mask.contains(SrqAttrField::MaxWr) {
         if a.max_wr == 0 || a.max_wr > params::MAX_SRQ_WR {
             return Err(EINVAL);
         }
@@ -155,7 +162,7 @@ pub(crate) fn modify(srq: &Srq<Rrxe>, a: &SrqAttr, mask: u32, udata: Option<&UDa
         }
         {
             let mut st = inner.state.lock();
-            let limit = if mask & srq_attr::LIMIT != 0 {
+            let limit = if mask.contains(SrqAttrField::Limit) {
                 a.srq_limit
             } else {
                 st.limit
@@ -195,9 +202,8 @@ pub(crate) fn post_recv(srq: &Srq<Rrxe>, wr: &RecvWr<'_>) -> Result {
     if wr.sgl.len() > inner.max_sge as usize {
         return Err(EINVAL);
     }
-    let mut buf =
-        [0u8; crate::abi::RECV_WQE_HDR + crate::abi::SGE_SIZE * params::MAX_SRQ_SGE as usize];
-    let n = crate::abi::RECV_WQE_HDR + wr.sgl.len() * crate::abi::SGE_SIZE;
+    let mut buf = [0u8; abi::RECV_WQE_HDR + abi::SGE_SIZE * params::MAX_SRQ_SGE as usize];
+    let n = abi::RECV_WQE_HDR + wr.sgl.len() * abi::SGE_SIZE;
     wqe::encode_recv(wr.wr_id, wr.sgl, &mut buf[..n])?;
     inner
         .state

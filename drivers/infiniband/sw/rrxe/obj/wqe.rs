@@ -14,7 +14,7 @@ use crate::abi::{
 };
 pub(crate) use crate::obj::mw::BindArgs;
 use core::ops::{Deref, DerefMut};
-use kernel::{prelude::*, rdma::verbs::Sge, sync::Arc};
+use kernel::{prelude::*, rdma::wr::Sge, sync::Arc};
 
 /// Bytes of a receive WQE with `max_sge` SGEs: what a ring slot must hold and a
 /// parse reads (the ring rounds its slots up).
@@ -438,18 +438,19 @@ fn check_atomic(w: &SendWqe) -> Result<(), Bad> {
 
 /// Builds a send WQE from a kernel consumer's work request.
 pub(crate) fn from_kernel_send(
-    wr: &kernel::rdma::verbs::SendWr<'_, crate::obj::Rrxe>,
+    wr: &kernel::rdma::wr::SendWr<'_, crate::obj::Rrxe>,
     lim: &SqLimits,
     pd_id: crate::obj::pd::PdId,
 ) -> Result<SendWqe, Bad> {
-    use kernel::rdma::verbs::SendWrArgs;
-    if !kernel_opcode_ok(lim.qp_type, wr.opcode) || wr.send_flags & !flag::ALL != 0 {
+    use kernel::rdma::wr::SendWrArgs;
+    let (opcode, flags) = (u32::from(wr.opcode), wr.send_flags.bits());
+    if !kernel_opcode_ok(lim.qp_type, opcode) || flags & !flag::ALL != 0 {
         return Err(Bad::Opcode);
     }
     if wr.sgl.len() > lim.max_sge as usize {
         return Err(Bad::Length);
     }
-    let mut w = SendWqe::new(wr.wr_id, wr.opcode, wr.send_flags, wr.ex);
+    let mut w = SendWqe::new(wr.wr_id, opcode, flags, wr.ex);
     match wr.args {
         SendWrArgs::Rdma { remote_addr, rkey } => {
             w.remote_addr = remote_addr;
@@ -487,7 +488,7 @@ pub(crate) fn from_kernel_send(
             w.reg = Some(RegArgs {
                 mr: mr.data().clone(),
                 key,
-                access,
+                access: access.bits(),
             });
         }
         SendWrArgs::None => {

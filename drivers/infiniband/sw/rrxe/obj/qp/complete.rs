@@ -5,7 +5,7 @@
 
 use super::{cur_state, QpInner, BATCH};
 use crate::{
-    abi::{send_flags, wc_opcode, wc_status, wr_opcode as op},
+    abi::{send_flags, wr_opcode as op},
     obj::cq,
     obj::wqe::{Bad, Pending, SendWqe},
     obj::Rrxe,
@@ -14,9 +14,10 @@ use crate::{
         qp_state::QpState,
     },
 };
+use kernel::rdma::wr::{WcOpcode, WcStatus};
 use kernel::{
     prelude::*,
-    rdma::verbs::{event, Qp, Wc},
+    rdma::{event::EventType, qp::Qp, wr::Wc},
 };
 
 /// Completions gathered under the QP lock and pushed to the CQs under it, in the
@@ -108,7 +109,7 @@ impl PushedPair {
     }
 }
 
-pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
+pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: WcStatus, opcode: WcOpcode) -> Wc {
     Wc {
         wr_id,
         status,
@@ -120,24 +121,24 @@ pub(crate) fn wc(qp: &Qp<Rrxe>, wr_id: u64, status: u32, opcode: u32) -> Wc {
     }
 }
 
-fn wc_opcode(wr_opcode: u32) -> u32 {
+fn wc_opcode(wr_opcode: u32) -> WcOpcode {
     match wr_opcode {
-        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => wc_opcode::RDMA_WRITE,
-        op::RDMA_READ => wc_opcode::RDMA_READ,
-        op::ATOMIC_CMP_AND_SWP => wc_opcode::COMP_SWAP,
-        op::ATOMIC_FETCH_AND_ADD => wc_opcode::FETCH_ADD,
-        op::BIND_MW => wc_opcode::BIND_MW,
-        op::LOCAL_INV => wc_opcode::LOCAL_INV,
-        op::FLUSH => wc_opcode::FLUSH,
-        op::ATOMIC_WRITE => wc_opcode::ATOMIC_WRITE,
-        op::REG_MR => wc_opcode::REG_MR,
-        _ => wc_opcode::SEND,
+        op::RDMA_WRITE | op::RDMA_WRITE_WITH_IMM => WcOpcode::RdmaWrite,
+        op::RDMA_READ => WcOpcode::RdmaRead,
+        op::ATOMIC_CMP_AND_SWP => WcOpcode::CompSwap,
+        op::ATOMIC_FETCH_AND_ADD => WcOpcode::FetchAdd,
+        op::BIND_MW => WcOpcode::BindMw,
+        op::LOCAL_INV => WcOpcode::LocalInv,
+        op::FLUSH => WcOpcode::Flush,
+        op::ATOMIC_WRITE => WcOpcode::AtomicWrite,
+        op::REG_MR => WcOpcode::RegMr,
+        _ => WcOpcode::Send,
     }
 }
 
 /// Completes the oldest send WQE: publishes the ring slot for user QPs and returns
 /// its completion if it is to be reported (signaled or failed).
-fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: u32) -> Option<Wc> {
+fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: WcStatus) -> Option<Wc> {
     // Read in place and dropped there: a WQE moved out is a memcpy.
     let oldest = st.sq.pending.front().map(|p| match p {
         Pending::Wqe(w) => Some((
@@ -147,7 +148,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: u32) 
             w.length,
             w.sent_all.then(|| psn_add(w.last_psn, 1)),
         )),
-        Pending::Bad { wr_id, .. } => Some((*wr_id, 0, true, 0, None)),
+        Pending::Bad { wr_id, .. } => Some((*wr_id, WcOpcode::Send, true, 0, None)),
         Pending::Taken => None,
     });
     if oldest.is_some() {
@@ -172,7 +173,7 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: u32) 
     if let Some(r) = st.sq.ring.as_mut() {
         let _ = r.consume();
     }
-    if !(signaled || sig_all || status != wc_status::SUCCESS) {
+    if !(signaled || sig_all || status != WcStatus::Success) {
         return None;
     }
     let mut c = wc(qp, wr_id, status, opcode);
@@ -185,7 +186,7 @@ fn complete_send(
     qp: &Qp<Rrxe>,
     sig_all: bool,
     st: &mut QpInner,
-    status: u32,
+    status: WcStatus,
     out: &mut Completions,
 ) {
     if let Some(c) = take_completion(qp, sig_all, st, status) {
@@ -213,7 +214,7 @@ fn flush_batch(
         if !out.room() {
             return true;
         }
-        complete_send(qp, sig_all, st, wc_status::WR_FLUSH_ERR, out);
+        complete_send(qp, sig_all, st, WcStatus::WrFlushErr, out);
     }
     let mut id = [0u8; 8];
     if let Some(r) = st.sq.ring.as_mut() {
@@ -225,7 +226,12 @@ fn flush_batch(
             let _ = r.consume();
             Completions::add(
                 &mut out.send,
-                wc(qp, u64::from_ne_bytes(id), wc_status::WR_FLUSH_ERR, 0),
+                wc(
+                    qp,
+                    u64::from_ne_bytes(id),
+                    WcStatus::WrFlushErr,
+                    WcOpcode::Send,
+                ),
             );
         }
     }
@@ -239,7 +245,7 @@ fn flush_batch(
         if let Some(rp) = st.resp.recv.take() {
             Completions::add(
                 &mut out.recv,
-                wc(qp, rp.wr_id, wc_status::WR_FLUSH_ERR, wc_opcode::RECV),
+                wc(qp, rp.wr_id, WcStatus::WrFlushErr, WcOpcode::Recv),
             );
         }
     }
@@ -255,8 +261,8 @@ fn flush_batch(
                 wc(
                     qp,
                     u64::from_ne_bytes(id),
-                    wc_status::WR_FLUSH_ERR,
-                    wc_opcode::RECV,
+                    WcStatus::WrFlushErr,
+                    WcOpcode::Recv,
                 ),
             );
         }
@@ -290,7 +296,7 @@ pub(super) fn flush(qp: &Qp<Rrxe>, out: &mut Completions) {
         if last_wqe {
             // After the flushed completions, so a consumer that polls the CQ on the
             // event finds them.
-            qp.raise(event::QP_LAST_WQE_REACHED);
+            qp.raise(EventType::QpLastWqeReached);
         }
         if !more {
             break;
@@ -312,12 +318,12 @@ pub(super) fn progress(
         }
         pr_debug!("qp {}: send WQE refused: {:?}\n", qp.qp_num(), why);
         let status = match why {
-            Bad::Protection => wc_status::LOC_PROT_ERR,
-            Bad::Bind => wc_status::MW_BIND_ERR,
-            _ => wc_status::LOC_QP_OP_ERR,
+            Bad::Protection => WcStatus::LocProtErr,
+            Bad::Bind => WcStatus::MwBindErr,
+            _ => WcStatus::LocQpOpErr,
         };
         complete_send(qp, sig_all, st, status, out);
-        st.attr.qp_state = QpState::Err as u32;
+        st.set_state(QpState::Err);
         return true;
     }
     false
@@ -335,7 +341,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
         let pushed = {
             let mut st = inner.state.lock();
             // In the error state the flush completes what is left, with
-            // `wc_status::WR_FLUSH_ERR`: an ACK decided before another CPU failed the
+            // `WcStatus::WrFlushErr`: an ACK decided before another CPU failed the
             // QP must not complete a WQE behind the error completion with
             // success (rdma_rxe's completer flushes there too).
             if cur_state(&st) == QpState::Err {
@@ -347,7 +353,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
                 Some(Pending::Wqe(w)) if (st.sq.req_idx > 0 || w.sent_all) && done(w) => {}
                 _ => return n,
             }
-            take_completion(qp, inner.sq_sig_all, &mut st, wc_status::SUCCESS)
+            take_completion(qp, inner.sq_sig_all, &mut st, WcStatus::Success)
                 .map(|c| cq::push(qp.send_cq(), &c, false))
         };
         n += 1;
@@ -359,7 +365,7 @@ pub(crate) fn complete_sent(qp: &Qp<Rrxe>, done: impl Fn(&SendWqe) -> bool) -> u
 
 /// Fails the QP because of the oldest send WQE: a refused one reports its own
 /// status, a sent one `status` (a remote error the completer saw). Then flushes.
-pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
+pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: WcStatus) {
     let inner = qp.data();
     let mut out = Completions::new_or_none(GFP_ATOMIC);
     let pushed = with_completion_room(&mut inner.state.lock(), &mut out, |st, out| {
@@ -370,7 +376,7 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
             if matches!(st.sq.pending.front(), Some(Pending::Wqe(_))) {
                 complete_send(qp, inner.sq_sig_all, st, status, out);
             }
-            st.attr.qp_state = QpState::Err as u32;
+            st.set_state(QpState::Err);
         }
         Some(out.push(qp, st))
     });
@@ -383,6 +389,6 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: u32) {
 /// Moves a QP to the error state after a local error on the receive side, and
 /// flushes it.
 pub(crate) fn fail(qp: &Qp<Rrxe>) {
-    qp.data().state.lock().attr.qp_state = QpState::Err as u32;
+    qp.data().state.lock().set_state(QpState::Err);
     flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
 }

@@ -26,9 +26,12 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     rdma::{
+        attr::Mtu,
+        pd::Pd,
+        qp::{Qp, QpAttr, QpAttrMask, QpCap, QpInitAttr, QpState as IbQpState},
         restrack::DriverDetails,
-        verbs::{Pd, Qp, QpAttr, QpCap, QpInitAttr, Srq},
-        UData,
+        srq::Srq,
+        uverbs::UData,
     },
     sync::Arc,
     time::hrtimer::HrTimer,
@@ -79,10 +82,11 @@ pub(crate) fn create(
     if a.create_flags != 0 || a.has_xrc_or_rss {
         return Err(EOPNOTSUPP);
     }
-    if !matches!(a.qp_type, qpt::RC | qpt::UC | qpt::UD | qpt::GSI) {
+    let qp_type = u32::from(a.qp_type);
+    if !matches!(qp_type, qpt::RC | qpt::UC | qpt::UD | qpt::GSI) {
         return Err(EOPNOTSUPP);
     }
-    if a.qp_type == qpt::GSI && a.port_num != 1 {
+    if qp_type == qpt::GSI && a.port_num != 1 {
         return Err(EINVAL);
     }
     if let Some(s) = srq {
@@ -97,7 +101,7 @@ pub(crate) fn create(
     let w = (a.cap.max_send_sge as usize * abi::SGE_SIZE).max(a.cap.max_inline_data as usize);
     let mut sq = Ring::new(a.cap.max_send_wr, abi::SEND_WQE_HDR + w)?;
     let lim = SqLimits {
-        qp_type: a.qp_type,
+        qp_type,
         max_sge: (w / abi::SGE_SIZE) as u32,
         max_inline: w as u32,
     };
@@ -128,13 +132,13 @@ pub(crate) fn create(
     a.cap.max_inline_data = lim.max_inline;
 
     let mut attr = QpAttr {
-        qp_state: QpState::Reset as u32,
-        path_mtu: abi::MTU_256,
+        qp_state: IbQpState::Reset,
+        path_mtu: Mtu::Mtu256.into(),
         port_num: 1,
         cap: a.cap,
         ..QpAttr::default()
     };
-    if a.qp_type == qpt::GSI {
+    if qp_type == qpt::GSI {
         attr.qkey = GSI_QKEY;
     }
     // Kernel QPs get all their room now, so posting never allocates the list.
@@ -148,7 +152,7 @@ pub(crate) fn create(
         Some(_) => KVec::from_elem(0u8, 1024, GFP_KERNEL)?,
         None => KVec::new(),
     };
-    let (qp_type, sq_sig_all, pd_id) = (a.qp_type, a.sq_sig_all, pd.data().id);
+    let (sq_sig_all, pd_id) = (a.sq_sig_all, pd.data().id);
     // Only an RC responder answers.
     let rc = qp_type == qpt::RC;
     let resp_tx = super::new_answers(if rc { super::ANSWERS_CAPACITY } else { 0 })?;
@@ -228,7 +232,7 @@ pub(crate) fn create(
             GFP_KERNEL,
         )
     };
-    let (qpn, qp) = if a.qp_type == qpt::GSI {
+    let (qpn, qp) = if qp_type == qpt::GSI {
         let qp = make(1)?;
         dev.qps.insert_at(1, qp.clone())?;
         (1, qp)
@@ -244,8 +248,10 @@ pub(crate) fn create(
     Ok((qp, qpn))
 }
 
-pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Result {
+pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: QpAttrMask, max_mtu: Mtu) -> Result {
     use qp_state::attr as m;
+    // The protocol core's state machine checks the IBTA mask bits.
+    let (mask, max_mtu) = (mask.bits(), u32::from(max_mtu));
     if mask & !m::STANDARD_BITS != 0 {
         return Err(EOPNOTSUPP);
     }
@@ -260,7 +266,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         // checked, as in rxe: the MAD layer recovers QP1 from a send error with
         // SQE -> RTS, and a datagram QP's send error puts it in ERR here.
         let cur = if mask & m::CUR_STATE != 0 {
-            QpState::from_raw(a.cur_qp_state).ok_or(EINVAL)?
+            QpState::from_raw(a.cur_qp_state.into()).ok_or(EINVAL)?
         } else {
             cur_state(&st)
         };
@@ -268,7 +274,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         // one claimed, a QP in RESET said to be in RTS became RTS without INIT
         // and RTR; now that is RTS -> RESET with an attribute it does not take.
         let new = if mask & m::STATE != 0 {
-            QpState::from_raw(a.qp_state).ok_or(EINVAL)?
+            QpState::from_raw(a.qp_state.into()).ok_or(EINVAL)?
         } else {
             cur_state(&st)
         };
@@ -353,7 +359,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: u32, max_mtu: u32) -> Resu
         if mask & m::EN_SQD_ASYNC_NOTIFY != 0 {
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
-        s.qp_state = new as u32;
+        st.set_state(new);
         if let Some(on_host) = peer_on_host {
             st.sq.peer_on_host = on_host;
         }
@@ -401,7 +407,7 @@ pub(crate) fn query(qp: &Qp<Rrxe>, a: &mut QpAttr, init: &mut QpInitAttr) -> Res
     let st = inner.state.lock();
     *a = st.attr;
     a.cur_qp_state = a.qp_state;
-    a.sq_draining = u8::from(a.qp_state == QpState::Sqd as u32);
+    a.sq_draining = u8::from(a.qp_state == IbQpState::Sqd);
     a.cap.max_send_wr = st.sq.capacity;
     a.cap.max_send_sge = st.sq.lim.max_sge;
     a.cap.max_inline_data = st.sq.lim.max_inline;

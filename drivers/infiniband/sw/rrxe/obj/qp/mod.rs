@@ -44,7 +44,7 @@ use kernel::{
     prelude::*,
     rdma::{
         device::DeviceRef,
-        verbs::{Qp, QpAttr},
+        qp::{Qp, QpAttr, QpState as IbQpState},
     },
     sync::{rcu, Arc, SpinLockIrq},
     time::hrtimer::HrTimer,
@@ -464,7 +464,27 @@ impl QpInner {
 }
 
 pub(crate) fn cur_state(st: &QpInner) -> QpState {
-    QpState::from_raw(st.attr.qp_state).unwrap_or(QpState::Err)
+    QpState::from_raw(st.attr.qp_state.into()).unwrap_or(QpState::Err)
+}
+
+/// The core's number of a QP state.
+fn ib_state(s: QpState) -> IbQpState {
+    match s {
+        QpState::Reset => IbQpState::Reset,
+        QpState::Init => IbQpState::Init,
+        QpState::Rtr => IbQpState::Rtr,
+        QpState::Rts => IbQpState::Rts,
+        QpState::Sqd => IbQpState::Sqd,
+        QpState::Sqe => IbQpState::Sqe,
+        QpState::Err => IbQpState::Err,
+    }
+}
+
+impl QpInner {
+    /// Moves the QP to state `s`.
+    pub(crate) fn set_state(&mut self, s: QpState) {
+        self.attr.qp_state = ib_state(s);
+    }
 }
 
 /// The QP's path MTU in bytes (256 if the attribute holds no valid code).

@@ -20,7 +20,10 @@ use crate::{
 };
 use kernel::{
     prelude::*,
-    rdma::verbs::{Qp, RecvWr, SendWr},
+    rdma::{
+        qp::Qp,
+        wr::{RecvWr, SendWr},
+    },
 };
 
 /// The longest SEND, in packets of the path MTU, that the doorbell sends itself
