@@ -70,7 +70,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
     let mut ahead = false;
     let action = {
         let mut st = inner.state.lock();
-        if !st.from_peer(ip) {
+        if !st.is_from_peer(ip) {
             return Err(Counter::RcvAddrMismatch);
         }
         if !matches!(
@@ -394,7 +394,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
     let dev = qp.device().data();
     let (placed, covered, ahead) = {
         let mut st = inner.state.lock();
-        if !st.from_peer(ip) {
+        if !st.is_from_peer(ip) {
             return Err(Counter::RcvAddrMismatch);
         }
         recovery::peer_spoke(&mut st);
@@ -567,7 +567,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
     let dev = qp.device().data();
     let (placed, ahead) = {
         let mut st = inner.state.lock();
-        if !st.from_peer(ip) {
+        if !st.is_from_peer(ip) {
             return Err(Counter::RcvAddrMismatch);
         }
         recovery::peer_spoke(&mut st);

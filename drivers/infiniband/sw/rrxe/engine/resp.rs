@@ -160,7 +160,7 @@ struct Outcome {
 /// rxe's `check_addr`: a connected QP takes packets only from its peer's address
 /// to its own (checked under the QP's lock, which the caller holds anyway).
 fn from_peer(st: &QpInner, ip: &[u8]) -> Result<(), Counter> {
-    if st.from_peer(ip) {
+    if st.is_from_peer(ip) {
         Ok(())
     } else {
         Err(Counter::RcvAddrMismatch)

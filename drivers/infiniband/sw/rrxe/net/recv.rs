@@ -63,7 +63,7 @@ impl WorkItem<1> for RrxeQp {
 pub(crate) fn receive(skb: SkBuff) {
     let Some(dev) = skb
         .dev()
-        .and_then(|nd| rdma::Device::<Rrxe>::get_by_netdev(nd))
+        .and_then(rdma::Device::<Rrxe>::get_by_netdev)
     else {
         // Not on a netdev of ours (an rdma_rxe device, or none): dropped.
         return;

@@ -457,7 +457,7 @@ impl RrxeQp {
 impl QpInner {
     /// Whether a packet with IP header `ip` is from the QP's peer to its own
     /// address (RC, UC): rxe's `check_addr`.
-    pub(crate) fn from_peer(&self, ip: &[u8]) -> bool {
+    pub(crate) fn is_from_peer(&self, ip: &[u8]) -> bool {
         let av = &self.attr.ah_attr;
         ip::addressed(ip, &av.sgid, &av.dgid)
     }
