@@ -17,9 +17,9 @@ use crate::{
     bindings,
     error::{to_result, Result},
     prelude::*,
-    transmute::{AsBytes, FromBytes},
 };
 use core::mem::size_of;
+use zerocopy::{FromBytes, Immutable, IntoBytes};
 
 /// The provider-specific part of a uverbs command and its response (`struct
 /// ib_udata`).
@@ -77,10 +77,13 @@ impl UData {
     /// Copies the provider request into a `T`, as `ib_copy_validate_udata_in` does:
     /// fewer than `min` bytes is `EINVAL`; input past `size_of::<T>()` must be zero
     /// (`EOPNOTSUPP` otherwise); a shorter request leaves the rest of `T` zeroed.
-    pub fn copy_in<T: FromBytes + AsBytes>(&self, min: usize) -> Result<T> {
-        // SAFETY: `T: FromBytes`: every bit pattern, zero included, is a valid `T`.
-        let mut v: T = unsafe { core::mem::MaybeUninit::zeroed().assume_init() };
-        // SAFETY: `ptr` is valid; `v` is a plain-bytes `T` of the size passed.
+    ///
+    /// `T` is a provider ABI struct: `#[derive(FromBytes)]` checks that every bit
+    /// pattern of it is valid, so the driver writes no `unsafe impl`.
+    pub fn copy_in<T: FromBytes>(&self, min: usize) -> Result<T> {
+        let mut v = T::new_zeroed();
+        // SAFETY: `ptr` is valid; `v` is a `T` of the size passed, and any bytes
+        // written into it make a valid `T` (`T: FromBytes`).
         to_result(unsafe {
             bindings::_ib_copy_validate_udata_in(self.ptr, (&raw mut v).cast(), size_of::<T>(), min)
         })?;
@@ -89,10 +92,14 @@ impl UData {
 
     /// Sends the provider response `v`, as `ib_respond_udata` does: at most the
     /// buffer's length is copied and any space beyond `v` is cleared.
-    pub fn respond<T: AsBytes>(&self, v: &T) -> Result {
-        // SAFETY: `ptr` is valid; `v` is `size_of::<T>()` initialised bytes.
+    ///
+    /// `T` is a provider ABI struct: `#[derive(IntoBytes, Immutable)]` checks that
+    /// it has no padding and no interior mutability.
+    pub fn respond<T: IntoBytes + Immutable>(&self, v: &T) -> Result {
+        let bytes = v.as_bytes();
+        // SAFETY: `ptr` is valid; `bytes` is valid for reads of its length.
         to_result(unsafe {
-            bindings::_ib_respond_udata(self.ptr, core::ptr::from_ref(v).cast(), size_of::<T>())
+            bindings::_ib_respond_udata(self.ptr, bytes.as_ptr().cast(), bytes.len())
         })
     }
 
@@ -118,11 +125,12 @@ impl UData {
 
 /// Writes `v` to user memory at `addr` (e.g. a response address passed in a
 /// provider's request).
-pub fn write_user<V: AsBytes>(addr: u64, v: &V) -> Result {
+pub fn write_user<V: IntoBytes + Immutable>(addr: u64, v: &V) -> Result {
     let addr = usize::try_from(addr).map_err(|_| EFAULT)?;
-    crate::uaccess::UserSlice::new(crate::uaccess::UserPtr::from_addr(addr), size_of::<V>())
+    let bytes = v.as_bytes();
+    crate::uaccess::UserSlice::new(crate::uaccess::UserPtr::from_addr(addr), bytes.len())
         .writer()
-        .write(v)
+        .write_slice(bytes)
 }
 
 const fn write_cmd(cmd: u32) -> u64 {

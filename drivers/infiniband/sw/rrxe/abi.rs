@@ -13,6 +13,7 @@
 
 use core::mem::size_of;
 use kernel::{
+    prelude::*,
     rdma::{
         mr::AccessFlag,
         qp::QpType,
@@ -21,6 +22,7 @@ use kernel::{
     },
     uapi,
 };
+use zerocopy_derive::Immutable;
 
 /// rdma_rxe's `RXE_UVERBS_ABI_VERSION` (rxe.h: no uapi header defines it).
 pub(crate) const UVERBS_ABI_VERSION: u32 = 2;
@@ -121,3 +123,66 @@ pub(crate) mod network {
 /// unknown speed (`ib_get_eth_speed` takes it as 1 Gb/s).
 pub(crate) const SPEED_SDR: u16 = 1;
 pub(crate) const WIDTH_1X: u8 = 1;
+
+// The provider parts of uverbs responses and commands, as rdma_user_rxe.h lays
+// them out. Each derives what it needs (`IntoBytes` to be sent, `FromBytes` to
+// be read), which checks at build time that it has no padding and takes any bit
+// pattern; its size is asserted against the header's below.
+
+/// `struct mminfo`: where a ring's buffer can be mapped from user space.
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, IntoBytes, Immutable)]
+pub(crate) struct MmapInfo {
+    pub(crate) offset: u64,
+    pub(crate) size: u32,
+    pub(crate) pad: u32,
+}
+
+/// `struct rxe_create_cq_resp` and `struct rxe_resize_cq_resp`.
+#[repr(C)]
+#[derive(IntoBytes, Immutable)]
+pub(crate) struct CqResp {
+    pub(crate) mi: MmapInfo,
+}
+
+/// `struct rxe_create_ah_resp`.
+#[repr(C)]
+#[derive(IntoBytes, Immutable)]
+pub(crate) struct CreateAhResp {
+    pub(crate) ah_num: u32,
+    pub(crate) reserved: u32,
+}
+
+/// `struct rxe_create_qp_resp`.
+#[repr(C)]
+#[derive(IntoBytes, Immutable)]
+pub(crate) struct CreateQpResp {
+    pub(crate) rq_mi: MmapInfo,
+    pub(crate) sq_mi: MmapInfo,
+}
+
+/// `struct rxe_create_srq_resp`.
+#[repr(C)]
+#[derive(IntoBytes, Immutable)]
+pub(crate) struct CreateSrqResp {
+    pub(crate) mi: MmapInfo,
+    pub(crate) srq_num: u32,
+    pub(crate) reserved: u32,
+}
+
+/// `struct rxe_modify_srq_cmd`.
+#[repr(C)]
+#[derive(Default, FromBytes)]
+pub(crate) struct ModifySrqCmd {
+    pub(crate) mmap_info_addr: u64,
+}
+
+const _: () = {
+    assert!(size_of::<MmapInfo>() == size_of::<uapi::mminfo>());
+    assert!(size_of::<CqResp>() == size_of::<uapi::rxe_create_cq_resp>());
+    assert!(size_of::<CqResp>() == size_of::<uapi::rxe_resize_cq_resp>());
+    assert!(size_of::<CreateAhResp>() == size_of::<uapi::rxe_create_ah_resp>());
+    assert!(size_of::<CreateQpResp>() == size_of::<uapi::rxe_create_qp_resp>());
+    assert!(size_of::<CreateSrqResp>() == size_of::<uapi::rxe_create_srq_resp>());
+    assert!(size_of::<ModifySrqCmd>() == size_of::<uapi::rxe_modify_srq_cmd>());
+};

@@ -4,6 +4,7 @@
 //! UD send WQEs; the driver looks the number up and never reads the address vector
 //! from the ring, so user space cannot choose its own source address.
 
+use crate::abi::CreateAhResp;
 use crate::{
     abi::network,
     obj::{pd::PdId, pool::Pool, Rrxe},
@@ -26,15 +27,6 @@ pub(crate) struct RrxeAh {
     pub(in crate::obj) pd_id: PdId,
     pub(crate) attr: AhAttr,
 }
-
-/// `struct rxe_create_ah_resp`.
-#[repr(C)]
-struct CreateAhResp {
-    ah_num: u32,
-    reserved: u32,
-}
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for CreateAhResp {}
 
 pub(crate) fn create(
     ahs: &Pool<RrxeAh>,

@@ -7,6 +7,7 @@
 //! masked. A kernel CQ keeps `Wc` values in kernel memory, since kernel consumers get
 //! a `struct ib_wc` with fields no ring entry carries.
 
+use crate::abi::CqResp;
 use crate::{
     abi::CQE_SIZE,
     obj::{ring::Ring, Rrxe},
@@ -72,14 +73,6 @@ fn check_cqe(cqe: u32) -> Result {
     }
     Ok(())
 }
-
-/// `struct rxe_create_cq_resp` / `rxe_resize_cq_resp`.
-#[repr(C)]
-struct CqResp {
-    mi: crate::obj::ring::MmapInfo,
-}
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for CqResp {}
 
 fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
     match udata {

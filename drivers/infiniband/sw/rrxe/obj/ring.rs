@@ -9,6 +9,7 @@
 //! its own layout. An index written by user space is masked before use, so every count
 //! is at most the capacity and every slot offset is in bounds, whatever the value.
 
+use crate::abi::MmapInfo;
 use kernel::{
     prelude::*,
     rdma::{shared_buf::SharedBuf, uverbs::UData},
@@ -91,21 +92,6 @@ impl Layout {
         self.count(prod, cons) == self.mask
     }
 }
-
-/// Where a ring's buffer can be mapped from user space (`struct mminfo`): a
-/// plain value, copied to user space.
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-pub(crate) struct MmapInfo {
-    offset: u64,
-    size: u32,
-    pad: u32,
-}
-
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for MmapInfo {}
-// SAFETY: Every bit pattern is valid.
-unsafe impl kernel::transmute::FromBytes for MmapInfo {}
 
 /// A ring buffer with its layout and this side's private index.
 ///

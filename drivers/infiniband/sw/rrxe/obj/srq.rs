@@ -3,13 +3,10 @@
 //! Shared receive queues: an rxe-compatible ring of `struct rxe_recv_wqe`, resizable,
 //! with the limit event armed by `modify_srq`.
 
+use crate::abi::{CreateSrqResp, MmapInfo, ModifySrqCmd};
 use crate::{
     abi::{self},
-    obj::{
-        pool::Pool,
-        ring::{MmapInfo, Ring},
-        wqe, Rrxe,
-    },
+    obj::{pool::Pool, ring::Ring, wqe, Rrxe},
     params,
 };
 use kernel::{
@@ -50,27 +47,6 @@ pub(crate) struct RrxeSrq {
     #[pin]
     state: SpinLockIrq<SrqInner>,
 }
-
-/// `struct rxe_create_srq_resp`.
-#[repr(C)]
-struct CreateSrqResp {
-    mi: MmapInfo,
-    srq_num: u32,
-    reserved: u32,
-}
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for CreateSrqResp {}
-
-/// `struct rxe_modify_srq_cmd`.
-#[repr(C)]
-#[derive(Default)]
-struct ModifySrqCmd {
-    mmap_info_addr: u64,
-}
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for ModifySrqCmd {}
-// SAFETY: Every bit pattern is valid.
-unsafe impl kernel::transmute::FromBytes for ModifySrqCmd {}
 
 pub(crate) fn create(
     srqs: &Pool<RrxeSrq>,

@@ -8,9 +8,10 @@ use super::{
     pending::PendingList,
     rx, timers, QpInner, RecvQueue, RespState, RrxeQp, Runner, SendQueue, TxInFlight, SPARE_ROOM,
 };
+use crate::abi::{CreateQpResp, MmapInfo};
 use crate::{
     abi::{self, qp_type as qpt, GSI_QKEY},
-    obj::ring::{MmapInfo, Ring},
+    obj::ring::Ring,
     obj::wqe::{self, Pending, SqLimits},
     obj::Rrxe,
     params,
@@ -40,15 +41,6 @@ use kernel::{
 
 /// Largest local ACK timeout code.
 const MAX_TIMEOUT: u8 = 31;
-
-/// `struct rxe_create_qp_resp`.
-#[repr(C)]
-struct CreateQpResp {
-    rq_mi: MmapInfo,
-    sq_mi: MmapInfo,
-}
-// SAFETY: Plain integers, no padding.
-unsafe impl kernel::transmute::AsBytes for CreateQpResp {}
 
 fn check_cap(cap: &QpCap, has_srq: bool) -> Result {
     let bad = cap.max_send_wr > params::MAX_QP_WR
