@@ -24,66 +24,70 @@ pub type CaseResult = Result<(), &'static str>;
 /// A test case function.
 pub type CaseFn = fn() -> CaseResult;
 
-/// All cases with their names.
-pub const CASES: &[(&str, CaseFn)] = &[
-    ("crc32_check_value", case_crc32_check_value),
-    ("crc32_incremental", case_crc32_incremental),
-    ("icrc_seed", case_icrc_seed),
-    ("icrc_scapy_uc_send_only", case_icrc_scapy_uc_send_only),
-    ("icrc_connectx4_cnp", case_icrc_connectx4_cnp),
-    ("icrc_masked_fields", case_icrc_masked_fields),
-    ("icrc_ipv6_generate_verify", case_icrc_ipv6_generate_verify),
-    ("icrc_flush_quirk", case_icrc_flush_quirk),
-    ("icrc_two_crc_calls", case_icrc_two_crc_calls),
-    ("opcode_count", case_opcode_count),
-    ("opcode_lengths", case_opcode_lengths),
-    ("opcode_reserved_rejected", case_opcode_reserved_rejected),
-    ("opcode_classes", case_opcode_classes),
-    ("aeth_decode", case_aeth_decode),
-    ("psn_wrap", case_psn_wrap),
-    ("psn_window", case_psn_window),
-    ("psn_read_response_len", case_psn_read_response_len),
-    ("credit_table", case_credit_table),
-    ("rnr_timer_table", case_rnr_timer_table),
-    ("retransmit_timeout", case_retransmit_timeout),
-    ("qp_rc_bringup", case_qp_rc_bringup),
-    ("qp_invalid_transitions", case_qp_invalid_transitions),
-    ("qp_cur_state_rule", case_qp_cur_state_rule),
-    (
-        "parse_roundtrip_write_first",
-        case_parse_roundtrip_write_first,
-    ),
-    ("parse_truncated", case_parse_truncated),
-    ("parse_bad_tver", case_parse_bad_tver),
-    ("parse_bad_pad", case_parse_bad_pad),
-    ("parse_unaligned", case_parse_unaligned),
-    ("parse_unexpected_payload", case_parse_unexpected_payload),
-    ("parse_mtu_rules", case_parse_mtu_rules),
-    ("parse_atomic_write_length", case_parse_atomic_write_length),
-    ("parse_unknown_opcode", case_parse_unknown_opcode),
-    ("packet_addressed", case_packet_addressed),
-    ("packet_multicast_group", case_packet_multicast_group),
-    ("window_halves_and_grows", case_window_halves_and_grows),
-    ("read_ahead_fills_holes", case_read_ahead_fills_holes),
-    ("read_ahead_bounds", case_read_ahead_bounds),
-    (
-        "response_time_stretches_ack_timeout",
-        case_response_time_stretches_ack_timeout,
-    ),
-    (
-        "response_time_scales_probe_wait",
-        case_response_time_scales_probe_wait,
-    ),
-    ("answers_read_segments", case_answers_read_segments),
-    (
-        "answers_order_and_ack_merge",
-        case_answers_order_and_ack_merge,
-    ),
-    ("answers_full_and_wrap", case_answers_full_and_wrap),
-    ("answers_drop_read", case_answers_drop_read),
-    ("answers_atomic_replies", case_answers_atomic_replies),
-    ("answers_kept_reads", case_answers_kept_reads),
-];
+/// Calls `$m!` with every case as `name => function,`, in order: the one list
+/// of the cases. [`CASES`] is built from it here, and the driver's KUnit suite
+/// `rrxe_proto` (one KUnit case each) in `proto_kunit.rs`, so that neither can
+/// miss a case.
+#[macro_export]
+macro_rules! rrxe_proto_cases {
+    ($m:ident) => {
+        $m! {
+            crc32_check_value => case_crc32_check_value,
+            crc32_incremental => case_crc32_incremental,
+            icrc_seed => case_icrc_seed,
+            icrc_scapy_uc_send_only => case_icrc_scapy_uc_send_only,
+            icrc_connectx4_cnp => case_icrc_connectx4_cnp,
+            icrc_masked_fields => case_icrc_masked_fields,
+            icrc_ipv6_generate_verify => case_icrc_ipv6_generate_verify,
+            icrc_flush_quirk => case_icrc_flush_quirk,
+            icrc_two_crc_calls => case_icrc_two_crc_calls,
+            opcode_count => case_opcode_count,
+            opcode_lengths => case_opcode_lengths,
+            opcode_reserved_rejected => case_opcode_reserved_rejected,
+            opcode_classes => case_opcode_classes,
+            aeth_decode => case_aeth_decode,
+            psn_wrap => case_psn_wrap,
+            psn_window => case_psn_window,
+            psn_read_response_len => case_psn_read_response_len,
+            credit_table => case_credit_table,
+            rnr_timer_table => case_rnr_timer_table,
+            retransmit_timeout => case_retransmit_timeout,
+            qp_rc_bringup => case_qp_rc_bringup,
+            qp_invalid_transitions => case_qp_invalid_transitions,
+            qp_cur_state_rule => case_qp_cur_state_rule,
+            parse_roundtrip_write_first => case_parse_roundtrip_write_first,
+            parse_truncated => case_parse_truncated,
+            parse_bad_tver => case_parse_bad_tver,
+            parse_bad_pad => case_parse_bad_pad,
+            parse_unaligned => case_parse_unaligned,
+            parse_unexpected_payload => case_parse_unexpected_payload,
+            parse_mtu_rules => case_parse_mtu_rules,
+            parse_atomic_write_length => case_parse_atomic_write_length,
+            parse_unknown_opcode => case_parse_unknown_opcode,
+            packet_addressed => case_packet_addressed,
+            packet_multicast_group => case_packet_multicast_group,
+            window_halves_and_grows => case_window_halves_and_grows,
+            read_ahead_fills_holes => case_read_ahead_fills_holes,
+            read_ahead_bounds => case_read_ahead_bounds,
+            response_time_stretches_ack_timeout => case_response_time_stretches_ack_timeout,
+            response_time_scales_probe_wait => case_response_time_scales_probe_wait,
+            answers_read_segments => case_answers_read_segments,
+            answers_order_and_ack_merge => case_answers_order_and_ack_merge,
+            answers_full_and_wrap => case_answers_full_and_wrap,
+            answers_drop_read => case_answers_drop_read,
+            answers_atomic_replies => case_answers_atomic_replies,
+            answers_kept_reads => case_answers_kept_reads,
+        }
+    };
+}
+
+macro_rules! cases_table {
+    ($($name:ident => $case:ident,)*) => {
+        /// All cases with their names.
+        pub const CASES: &[(&str, CaseFn)] = &[$((stringify!($name), $case)),*];
+    };
+}
+rrxe_proto_cases!(cases_table);
 
 /// Runs every case; returns the number that passed and the first failure.
 pub fn run_all() -> (usize, Option<(&'static str, &'static str)>) {
