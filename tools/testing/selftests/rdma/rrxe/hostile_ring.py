@@ -292,6 +292,7 @@ def post(sq, wqes):
 
 def main():
     dev = sys.argv[1]
+    print("TAP version 13")
     print("1..17")
 
     # 1. Random bytes in every SQ slot of a UD QP, then the doorbell.

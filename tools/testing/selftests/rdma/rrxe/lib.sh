@@ -1,21 +1,44 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers for rrxe's kselftests. Each test script sources this, declares its
-# plan with tap_plan N and reports each case with ok/not_ok/skip.
+# Helpers for rrxe's kselftests, on top of the kernel's KTAP helpers
+# (tools/testing/selftests/kselftest/ktap_helpers.sh). Each test script sources
+# this and then:
+#  - prints ktap_print_header and its plan, ktap_set_plan N;
+#  - reports each case with ok, not_ok, skip or check;
+#  - ends with ktap_finished, which exits KSFT_PASS only if every planned case
+#    passed or was skipped, else KSFT_FAIL.
 
-TAP_N=0
-TAP_FAILED=0
-tap_plan() { echo "1..$1"; }
-ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N $*"; }
-not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N $*"; }
-skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N $* # SKIP"; }
+# The kernel's KTAP helpers: two levels up in a kernel tree and in a kselftest
+# install; else in a kernel source at RRXE_KSRC, at /cache/linux (the source
+# scripts/kernel extracted, as the guest sees the cache) or in the host's
+# cache.
+rrxe_ktap_helpers() {
+	local rel=tools/testing/selftests/kselftest/ktap_helpers.sh f
+	for f in "$(dirname "${BASH_SOURCE[0]}")/../../kselftest/ktap_helpers.sh" \
+		${RRXE_KSRC:+"$RRXE_KSRC/$rel"} "/cache/linux/$rel" "${RRXE_CACHE:-$HOME/.cache/rrxe}/linux/$rel"; do
+		[ -r "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+if ! RRXE_KTAP_HELPERS=$(rrxe_ktap_helpers); then
+	echo "TAP version 13"
+	echo "Bail out! ktap_helpers.sh not found: neither in-tree (../../kselftest/) nor in a kernel source (RRXE_KSRC, /cache/linux)"
+	exit 1
+fi
+# shellcheck source=/dev/null
+. "$RRXE_KTAP_HELPERS"
+
+# One case each. ktap_helpers prints the description unquoted: no globbing.
+ok() { local -; set -f; ktap_test_pass "$*"; }
+not_ok() { local -; set -f; ktap_test_fail "$*"; }
+skip() { local -; set -f; ktap_test_skip "$*"; }
 # check NAME CMD...: one case that passes when CMD succeeds.
 check() {
 	local name=$1; shift
 	local out
 	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name"; printf '%s\n' "$out" | sed 's/^/# /' | head -n 20; fi
 }
+# diag TEXT: TEXT as KTAP diagnostic lines, each line kept.
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
-tap_done() { [ "$TAP_FAILED" = 0 ]; }
 
 # The rrxe module, as loaded by the guest init.
 RRXE_KO=${RRXE_KO:-/cache/module-${RRXE_FLAVOUR:-test}/rrxe.ko}

@@ -51,6 +51,7 @@ def gaps(path):
 def main():
     rrxe, rxe, known, mods = parse(sys.argv[1]), parse(sys.argv[2]), gaps(sys.argv[3]), sys.argv[4:]
     kinds = ("ok", "skip", "fail", "error")
+    print("TAP version 13")
     print(f"# {'module':<16} {'rrxe ok/skip/fail/error':>24} | {'rdma_rxe ok/skip/fail/error':>28}")
     tot = {"rrxe": dict.fromkeys(kinds, 0), "rxe": dict.fromkeys(kinds, 0)}
     for mod in mods:

@@ -10,7 +10,8 @@ cd "$(dirname "$0")" && . ./lib.sh
 # A leak per object shows in kmemleak at any count; 2,000 cost 45-90 s of the
 # CI stage where 10,000 cost 4-10 min. make soak runs 10,000.
 n=${RRXE_CHURN:-2000}
-tap_plan 3
+ktap_print_header
+ktap_set_plan 3
 ip netns add ca
 ip -n ca link add cx0 type veth peer name cx1
 ip -n ca link set cx0 up
@@ -41,4 +42,4 @@ else
 	skip "kmemleak not available"
 fi
 insmod "$RRXE_KO"
-tap_done
+ktap_finished

@@ -6,10 +6,11 @@
 # addresses; their count and types must still match).
 cd "$(dirname "$0")" && . ./lib.sh
 
-tap_plan 4
+ktap_print_header
+ktap_set_plan 4
 # Both outputs stay in the run directory ($RRXE_CACHE/runs/...) for inspection.
 keep=/run/rrxe; [ -d $keep ] || keep=/tmp
-modprobe rdma_rxe || { echo "Bail out! no rdma_rxe"; exit 1; }
+modprobe rdma_rxe || ktap_exit_fail_msg "no rdma_rxe"
 ip netns add da && ip netns add db
 ip link add dx0 netns da type veth peer name dx1 netns db
 ip -n da link set dx0 up && ip -n db link set dx1 up
@@ -47,4 +48,4 @@ check "node_guid is the EUI-64 of the netdev's MAC" guid_is_eui64
 ip netns exec da rdma link del drx0; ip netns exec db rdma link del drxe1
 ip netns del da; ip netns del db
 rmmod rdma_rxe
-tap_done
+ktap_finished

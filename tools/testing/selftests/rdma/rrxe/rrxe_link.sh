@@ -13,8 +13,9 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
-tap_plan 27
-setup_veth la lx0 lb lx1 || { echo "Bail out! cannot create veth"; exit 1; }
+ktap_print_header
+ktap_set_plan 27
+setup_veth la lx0 lb lx1 || ktap_exit_fail_msg "cannot create veth"
 
 # 1: add creates exactly one device, bound to the netdev and in the right state.
 check "link add creates the device" ip netns exec la rdma link add lrx0 type rrxe netdev lx0
@@ -156,4 +157,4 @@ check "rmmod right after the traffic stops" rmmod rrxe
 check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
 check "the module loads again after that" insmod "$RRXE_KO"
 ip netns del ta; ip netns del tb
-tap_done
+ktap_finished

@@ -19,7 +19,8 @@ ADDR=10.9.0.1
 CFS=/sys/kernel/config/nvmet
 IMG=/tmp/rrxe-nvmet.img
 MIB=${RRXE_NVMEOF_MIB:-16}
-tap_plan 9
+ktap_print_header
+ktap_set_plan 9
 
 # Teardown order matters. Removing an nvmet port destroys its listening cm_id under
 # nvmet_config_sem, and an I/O-queue connect that arrived before the CM's
@@ -128,4 +129,4 @@ else
 fi
 cleanup
 modprobe -r nvme-rdma nvmet-rdma nvmet nvme-fabrics nvme-core 2>/dev/null
-tap_done
+ktap_finished

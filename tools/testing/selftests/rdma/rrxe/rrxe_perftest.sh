@@ -28,7 +28,8 @@ else
 	RUNS=${#TOOLS[@]}
 fi
 PLAN=$((3 * RUNS + 4))
-tap_plan $PLAN
+ktap_print_header
+ktap_set_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
@@ -137,7 +138,7 @@ pairing() {
 
 if ! setup_topology; then
 	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
-	exit 1
+	ktap_finished
 fi
 ip -n a link set veth0 mtu 9000
 ip -n b link set veth1 mtu 9000
@@ -193,4 +194,4 @@ $NSB rdma link del rxe1
 $NSA rdma link del rrxe0
 ip netns del a
 ip netns del b
-tap_done
+ktap_finished

@@ -96,7 +96,8 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # window, SRQ and forged-packet (WRITE, READ response, repeated READ) cases for
 # the 2 with rrxe responding, 7 counter checks.
 PLAN=72
-tap_plan $PLAN
+ktap_print_header
+ktap_set_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
@@ -221,7 +222,7 @@ retry_silence=$p: at timeout 12 the retries run out only after 1 s of silence"
 
 if ! setup_topology; then
 	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
-	exit 1
+	ktap_finished
 fi
 ip -n a link set veth0 mtu 9000
 ip -n b link set veth1 mtu 9000
@@ -262,4 +263,4 @@ $NSB rdma link del rxe1
 $NSA rdma link del rrxe0
 ip netns del a
 ip netns del b
-tap_done
+ktap_finished

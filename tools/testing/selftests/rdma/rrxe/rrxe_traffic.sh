@@ -23,7 +23,8 @@ ITERS=${RRXE_PINGPONG_ITERS:-20}
 # 7 socket/counter checks, 16 runs with rrxe1 and 15 with rdma_rxe, 3 loopback
 # runs. perftest is rrxe_perftest.sh's.
 PLAN=41
-tap_plan $PLAN
+ktap_print_header
+ktap_set_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
 
@@ -170,7 +171,7 @@ pairings() {
 
 if ! setup_topology; then
 	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
-	exit 1
+	ktap_finished
 fi
 modprobe rdma_rxe 2>/dev/null
 
@@ -204,4 +205,4 @@ $NSB rdma link del rxe1
 ip netns del a
 check "rrxe0 goes with netns a" wait_for 30 no_link rrxe0
 ip netns del b
-tap_done
+ktap_finished

@@ -6,7 +6,8 @@
 # the kernel without a KASAN, lockdep or kmemleak report.
 cd "$(dirname "$0")" && . ./lib.sh
 PLAN=10
-tap_plan $PLAN
+ktap_print_header
+ktap_set_plan $PLAN
 
 NSA="ip netns exec a"
 NSB="ip netns exec b"
@@ -17,7 +18,7 @@ if ! { ip netns add a && ip netns add b &&
 	ip -n a link set veth0 up && ip -n b link set veth1 up && ip -n a link set lo up &&
 	$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1; }; then
 	for _ in $(seq $PLAN); do not_ok "set-up failed"; done
-	exit 1
+	ktap_finished
 fi
 
 # counts NAME KIND COUNTER [ADDR]: sending KIND packets from netns b to ADDR
@@ -96,4 +97,4 @@ wait "$spid"
 ip netns del a
 ip netns del b
 check "the devices go with their namespaces" wait_for 30 sh -c "! rdma link show | grep -q rrxe"
-tap_done
+ktap_finished
