@@ -2,6 +2,8 @@
 # Helpers for rrxe's kselftests, on top of the kernel's KTAP helpers
 # (tools/testing/selftests/kselftest/ktap_helpers.sh). Each test script sources
 # this and then:
+#  - checks its prerequisites with require_* (a missing one skips the whole
+#    script: "1..0 # SKIP why", exit KSFT_SKIP);
 #  - prints ktap_print_header and its plan, ktap_set_plan N;
 #  - reports each case with ok, not_ok, skip or check;
 #  - ends with ktap_finished, which exits KSFT_PASS only if every planned case
@@ -40,8 +42,45 @@ check() {
 # diag TEXT: TEXT as KTAP diagnostic lines, each line kept.
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
-# The rrxe module, as loaded by the guest init.
+# skip_all WHY: a prerequisite is missing; the whole script is skipped.
+skip_all() {
+	ktap_print_header
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
+}
+# require_cmd CMD...: each CMD is on PATH.
+require_cmd() {
+	local c
+	for c in "$@"; do command -v "$c" >/dev/null 2>&1 || skip_all "$c is not installed"; done
+}
+# require_module MOD...: each module loads (or is built in).
+require_module() {
+	local m
+	for m in "$@"; do modprobe -q "$m" 2>/dev/null || skip_all "module $m does not load"; done
+}
+# require_rrxe: root, iproute2's ip and rdma, and the rrxe module (loaded by
+# the guest init; else loaded here from RRXE_KO or with modprobe).
+require_rrxe() {
+	[ "$(id -u)" = 0 ] || skip_all "must run as root"
+	require_cmd ip rdma
+	[ -d /sys/module/rrxe ] || load_rrxe >/dev/null 2>&1 || skip_all "no rrxe module ($RRXE_KO, modprobe rrxe)"
+}
+# require_python MOD...: python3 and each Python module (e.g. pyverbs).
+require_python() {
+	local m
+	require_cmd python3
+	for m in "$@"; do python3 -c "import $m" 2>/dev/null || skip_all "python3 has no $m"; done
+}
+# require_libibverbs: python3 can load libibverbs (ctypes, hostile_ring.py).
+require_libibverbs() {
+	require_cmd python3
+	python3 -c 'import ctypes; ctypes.CDLL("libibverbs.so.1")' 2>/dev/null || skip_all "no libibverbs.so.1"
+}
+
+# The rrxe module, as loaded by the guest init. load_rrxe loads it again after
+# a test removed it; without that file, modprobe rrxe (an in-tree build).
 RRXE_KO=${RRXE_KO:-/cache/module-${RRXE_FLAVOUR:-test}/rrxe.ko}
+load_rrxe() { if [ -f "$RRXE_KO" ]; then insmod "$RRXE_KO"; else modprobe rrxe; fi; }
 
 # wait_for SECS CMD...: poll until CMD succeeds; every wait has a time-out.
 wait_for() {

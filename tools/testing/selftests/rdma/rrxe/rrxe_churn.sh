@@ -10,6 +10,8 @@ cd "$(dirname "$0")" && . ./lib.sh
 # A leak per object shows in kmemleak at any count; 2,000 cost 45-90 s of the
 # CI stage where 10,000 cost 4-10 min. make soak runs 10,000.
 n=${RRXE_CHURN:-2000}
+require_rrxe
+require_libibverbs
 ktap_print_header
 ktap_set_plan 3
 ip netns add ca
@@ -41,5 +43,5 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 else
 	skip "kmemleak not available"
 fi
-insmod "$RRXE_KO"
+load_rrxe
 ktap_finished

@@ -6,11 +6,13 @@
 # addresses; their count and types must still match).
 cd "$(dirname "$0")" && . ./lib.sh
 
+require_rrxe
+require_cmd ibv_devinfo
+require_module rdma_rxe
 ktap_print_header
 ktap_set_plan 4
 # Both outputs stay in the run directory ($RRXE_CACHE/runs/...) for inspection.
 keep=/run/rrxe; [ -d $keep ] || keep=/tmp
-modprobe rdma_rxe || ktap_exit_fail_msg "no rdma_rxe"
 ip netns add da && ip netns add db
 ip link add dx0 netns da type veth peer name dx1 netns db
 ip -n da link set dx0 up && ip -n db link set dx1 up

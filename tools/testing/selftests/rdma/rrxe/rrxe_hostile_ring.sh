@@ -5,6 +5,9 @@
 # hang; the kernel must stay clean (the framework fails the run on any splat).
 cd "$(dirname "$0")" && . ./lib.sh
 
+require_rrxe
+require_cmd ibv_devinfo
+require_libibverbs
 ip netns add ha
 ip -n ha link add hx0 type veth peer name hx1
 ip -n ha link set hx0 up && ip -n ha link set hx1 up

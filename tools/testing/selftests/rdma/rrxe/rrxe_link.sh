@@ -13,6 +13,8 @@ setup_veth() { # NS IF PEER_NS PEER_IF
 		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
+require_rrxe
+require_cmd ibv_devinfo ib_write_bw ps pkill
 ktap_print_header
 ktap_set_plan 27
 setup_veth la lx0 lb lx1 || ktap_exit_fail_msg "cannot create veth"
@@ -74,7 +76,7 @@ ip netns exec ma rdma link add mrx0 type rrxe netdev mx0
 ip netns exec mb rdma link add mrx1 type rrxe netdev mx1
 check "rmmod with devices present" rmmod rrxe
 check "no rrxe device left after rmmod" sh -c '! rdma link show | grep -q "rrxe\|mrx\|lrx"'
-insmod "$RRXE_KO"
+load_rrxe
 ip netns del la; ip netns del lb; ip netns del ma; ip netns del mb
 
 # 7: deleting a namespace removes the devices in it, and other namespaces can be
@@ -93,7 +95,7 @@ ip netns del kc
 ip netns del kb
 check "rmmod while a namespace with a device is being deleted" rmmod rrxe
 check "no device left after that rmmod" no_link krx1
-check "the module loads again" insmod "$RRXE_KO"
+check "the module loads again" load_rrxe
 
 # 8: a route change reaches QPs that are already sending. Each QP keeps its
 # route and checks on every packet that no routing change made it obsolete.
@@ -155,6 +157,6 @@ pkill -9 ib_write_bw
 wait
 check "rmmod right after the traffic stops" rmmod rrxe
 check "the work queue went with the module" sh -c '! ps -e -o comm= | grep -qx "kworker/R-rrxe"'
-check "the module loads again after that" insmod "$RRXE_KO"
+check "the module loads again after that" load_rrxe
 ip netns del ta; ip netns del tb
 ktap_finished

@@ -19,6 +19,10 @@ ADDR=10.9.0.1
 CFS=/sys/kernel/config/nvmet
 IMG=/tmp/rrxe-nvmet.img
 MIB=${RRXE_NVMEOF_MIB:-16}
+require_rrxe
+for m in nvmet nvmet-rdma nvme-rdma; do
+	modprobe -n -q "$m" || skip_all "no module $m"
+done
 ktap_print_header
 ktap_set_plan 9
 

@@ -28,6 +28,9 @@ else
 	RUNS=${#TOOLS[@]}
 fi
 PLAN=$((3 * RUNS + 4))
+require_rrxe
+require_cmd ibv_devinfo "${TOOLS[@]}"
+require_module rdma_rxe
 ktap_print_header
 ktap_set_plan $PLAN
 NSA="ip netns exec a"

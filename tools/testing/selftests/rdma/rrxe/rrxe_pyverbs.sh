@@ -11,10 +11,13 @@ cd "$(dirname "$0")" && . ./lib.sh
 mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_cq_events test_qp test_qpex test_srq test_addr test_shared_pd test_atomic test_rdmacm"}
 keep=/run/rrxe; [ -d $keep ] || keep=/tmp
 work=/tmp/pyverbs-suite
+require_rrxe
+require_python pyverbs
+[ -d /usr/share/doc/rdma-core/tests ] || skip_all "no rdma-core tests in /usr/share/doc/rdma-core/tests"
+require_module rdma_rxe
 rm -rf $work && mkdir -p $work && cp -r /usr/share/doc/rdma-core/tests $work/ && gunzip -f $work/tests/*.gz
 export PYTHONDONTWRITEBYTECODE=1
 
-modprobe rdma_rxe || { echo "Bail out! no rdma_rxe"; exit 1; }
 ip netns add pa && ip netns add pb
 ip link add px0 netns pa type veth peer name px1 netns pb
 ip -n pa link set px0 up && ip -n pb link set px1 up

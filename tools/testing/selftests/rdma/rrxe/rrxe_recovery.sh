@@ -96,6 +96,10 @@ NETEM_ANSWERS="limit 10000 loss 5% delay 20ms"
 # window, SRQ and forged-packet (WRITE, READ response, repeated READ) cases for
 # the 2 with rrxe responding, 7 counter checks.
 PLAN=72
+require_rrxe
+require_cmd tc
+require_python pyverbs
+require_module rdma_rxe
 ktap_print_header
 ktap_set_plan $PLAN
 NSA="ip netns exec a"

@@ -23,6 +23,10 @@ ITERS=${RRXE_PINGPONG_ITERS:-20}
 # 7 socket/counter checks, 16 runs with rrxe1 and 15 with rdma_rxe, 3 loopback
 # runs. perftest is rrxe_perftest.sh's.
 PLAN=41
+require_rrxe
+require_cmd ibv_devinfo ibv_ud_pingpong ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong \
+	udaddy ucmatose rping mckey ss stdbuf
+require_module rdma_rxe
 ktap_print_header
 ktap_set_plan $PLAN
 NSA="ip netns exec a"

@@ -6,6 +6,8 @@
 # the kernel without a KASAN, lockdep or kmemleak report.
 cd "$(dirname "$0")" && . ./lib.sh
 PLAN=10
+require_rrxe
+require_cmd python3 ibv_rc_pingpong ibv_ud_pingpong stdbuf
 ktap_print_header
 ktap_set_plan $PLAN
 
