@@ -1,31 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the guest (scripts/vm run -- .../run_tests.sh): the KUnit results of
-# this boot, then every rrxe kselftest, as one TAP stream for scripts/test.
-# RRXE_SUITE_TIMEOUT (2400 s) bounds each kselftest; make soak raises it.
+# Runs inside the guest (scripts/vm run -- .../run_tests.sh): every rrxe
+# kselftest, the Makefile's TEST_PROGS, as one KTAP stream in the shape of the
+# kselftest runner's (kselftest/runner.sh): "# selftests: rdma/rrxe: NAME", the
+# script's own KTAP indented under it, then "ok N selftests: rdma/rrxe: NAME",
+# with "# SKIP" when it exited with KSFT_SKIP, or "not ok N ... # exit=RC" or
+# "# TIMEOUT SECS". The guest has no make, so this stands in for
+# `make run_tests`; it also says which case took 10 s or more.
+# Each script is bounded by the settings file's timeout (2400 s);
+# RRXE_SUITE_TIMEOUT overrides it, as make soak does. First come the KUnit
+# results of this boot.
 cd "$(dirname "$0")" || exit 1
-rc=0
+. ./lib.sh
 
-# KUnit suites ran at boot (built-in: the kernel crate's, including
-# rust_kernel_rdma_types) and when rrxe.ko was loaded; guest-init saved that
-# dmesg. Cases of rrxe's suites are reported; a failure in any suite fails.
-echo "# kunit"
-kunit_cases() {
-	sed -E 's/^\[[ 0-9.]*\] ?//' /run/rrxe/dmesg-boot.txt | awk '
-		/^    # Subtest: / { suite = $3; next }
-		/^    (not )?ok [0-9]+ / { if (suite ~ /^(rrxe|rust_kernel_rdma)/) print "  " $0 " (" suite ")"; next }
-		/^not ok [0-9]+ / { print "  not ok 0 KUnit suite " $4 " failed" }'
-}
-if [ -f /run/rrxe/dmesg-boot.txt ]; then
-	kunit_cases
-	kunit_cases | grep -q 'not ok' && rc=1
-	grep -q '# Subtest: rrxe' /run/rrxe/dmesg-boot.txt || { echo "  not ok 0 no rrxe KUnit suite ran"; rc=1; }
-else
-	echo "  not ok 0 no boot dmesg"; rc=1
-fi
+suite_timeout=${RRXE_SUITE_TIMEOUT:-$(sed -n 's/^timeout=//p' settings)}
+# TEST_PROGS, with its continuation lines.
+progs=$(awk '/^TEST_PROGS[ \t]*:=/ { on = 1; sub(/^TEST_PROGS[ \t]*:=/, "") }
+	on { more = sub(/\\$/, ""); sub(/#.*/, ""); for (i = 1; i <= NF; i++) printf "%s ", $i; if (!more) on = 0 }' Makefile)
+# A script that is not in TEST_PROGS would run here but not under the kselftest
+# runner: it fails until it is listed.
+unlisted=()
+for t in rrxe_*.sh; do
+	[[ " $progs " == *" $t "* ]] || unlisted+=("$t")
+done
 
-# Indents a script's TAP; a case that took 10 s or more since the last one
-# says so, so that one run shows where the stage's time goes.
+# Indents a script's KTAP by one level; a case that took 10 s or more since the
+# last one says so, so that one run shows where the stage's time goes.
 timed_tap() {
 	local line last=$SECONDS
 	while IFS= read -r line; do
@@ -38,11 +38,44 @@ timed_tap() {
 	done
 }
 
-for t in rrxe_*.sh; do
-	echo "# selftest $t"
-	t0=$SECONDS
-	timeout "${RRXE_SUITE_TIMEOUT:-2400}" "./$t" 2>&1 | timed_tap
-	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
-	echo "# $t took $((SECONDS - t0)) s"
+# KUnit suites ran at boot (built-in: the kernel crate's, including
+# rust_kernel_rdma_types) and when rrxe.ko was loaded; guest-init saved that
+# dmesg. Cases of rrxe's suites are reported; a failure in any suite fails.
+kunit_rc=0
+kunit_cases() {
+	sed -E 's/^\[[ 0-9.]*\] ?//' /run/rrxe/dmesg-boot.txt | awk '
+		/^    # Subtest: / { suite = $3; next }
+		/^    (not )?ok [0-9]+ / { if (suite ~ /^(rrxe|rust_kernel_rdma)/) print "  " $0 " (" suite ")"; next }
+		/^not ok [0-9]+ / { print "  not ok 0 KUnit suite " $4 " failed" }'
+}
+
+set -- $progs
+ktap_print_header
+ktap_set_plan $(($# + ${#unlisted[@]}))
+echo "# kunit"
+if [ -f /run/rrxe/dmesg-boot.txt ]; then
+	kunit_cases
+	kunit_cases | grep -q 'not ok' && kunit_rc=1
+	grep -q '# Subtest: rrxe' /run/rrxe/dmesg-boot.txt || { echo "  not ok 0 no rrxe KUnit suite ran"; kunit_rc=1; }
+else
+	echo "  not ok 0 no boot dmesg"; kunit_rc=1
+fi
+for t in "${unlisted[@]}"; do
+	ktap_test_fail "selftests: rdma/rrxe: $t # not in the Makefile's TEST_PROGS"
 done
-exit $rc
+for t; do
+	name="selftests: rdma/rrxe: $t"
+	echo "# $name"
+	t0=$SECONDS
+	timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
+	rc=${PIPESTATUS[0]}
+	ktap_print_msg "$t took $((SECONDS - t0)) s"
+	case $rc in
+	"$KSFT_PASS") ktap_test_pass "$name" ;;
+	"$KSFT_SKIP") ktap_test_skip "$name" ;;
+	124) ktap_test_fail "$name # TIMEOUT $suite_timeout seconds" ;;
+	*) ktap_test_fail "$name # exit=$rc" ;;
+	esac
+done
+[ "$kunit_rc" = 0 ] || exit "$KSFT_FAIL"
+ktap_finished
