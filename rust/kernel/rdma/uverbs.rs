@@ -106,10 +106,9 @@ impl UData {
     /// Makes `buf` mappable by the process that issued this verb, and returns the
     /// `mmap` offset to report to it.
     pub fn publish(&self, buf: &mut super::shared_buf::SharedBuf) -> Result<u64> {
-        // SAFETY: By the type invariant the udata is embedded in a uverbs attribute
-        // bundle, whose context is the caller's valid ucontext. A ucontext exists
-        // only if the driver implements `ucontext::Operations::alloc_ucontext`, which also
-        // installs the shared-buffer `mmap` ops.
+        // SAFETY: The udata is in a uverbs attribute bundle (type invariant) whose
+        // context is the caller's valid ucontext, which exists only if the driver
+        // implements `alloc_ucontext`; that also installs the shared-buffer `mmap` ops.
         unsafe { buf.publish(bindings::rdma_udata_ucontext(self.ptr)) }
     }
 
