@@ -8,6 +8,7 @@ use crate::bindings;
 
 /// Continues the reflected CRC-32 `crc` over `data` (`crc32_le`): no pre- or
 /// post-inversion.
+#[inline]
 pub fn crc32_le(crc: u32, data: &[u8]) -> u32 {
     // SAFETY: `data` is valid for reads of `data.len()` bytes.
     unsafe { bindings::crc32_le(crc, data.as_ptr().cast(), data.len()) }

@@ -22,12 +22,14 @@ pub struct Filler<'a> {
 
 impl<'a> Filler<'a> {
     /// A filler of `buf`, none of it written yet.
+    #[inline]
     pub fn new(buf: &'a mut [MaybeUninit<u8>]) -> Self {
         // INVARIANT: Nothing is claimed initialised.
         Self { buf, filled: 0 }
     }
 
     /// A filler of an initialised buffer, for code that fills both kinds.
+    #[inline]
     pub fn over_init(buf: &'a mut [u8]) -> Self {
         let len = buf.len();
         // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and a filler stores only
@@ -38,21 +40,25 @@ impl<'a> Filler<'a> {
 
     /// Whether this filler fills the `len` bytes at `ptr`: a closure given a
     /// `&mut Filler` may swap it for another.
+    #[inline]
     pub(crate) fn covers(&self, ptr: *const u8, len: usize) -> bool {
         core::ptr::eq(self.buf.as_ptr().cast::<u8>(), ptr) && self.buf.len() == len
     }
 
     /// Bytes written so far.
+    #[inline]
     pub fn filled(&self) -> usize {
         self.filled
     }
 
     /// Bytes still to be written.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.filled
     }
 
     /// Appends `src`; `ENOSPC`, and nothing written, if it does not fit.
+    #[inline]
     pub fn copy(&mut self, src: &[u8]) -> Result {
         // SAFETY: The closure writes exactly the `src.len()` bytes at `dst`, with
         // initialised values (`src`'s); `src` is not in `buf`, which is
@@ -74,6 +80,7 @@ impl<'a> Filler<'a> {
     /// Whatever it returns, `write` writes only initialised values, and only
     /// within the `n` bytes at the pointer; when it returns `Ok`, it has written
     /// all of them.
+    #[inline]
     pub unsafe fn fill_raw(&mut self, n: usize, write: impl FnOnce(*mut u8) -> Result) -> Result {
         if n > self.remaining() {
             return Err(ENOSPC);
@@ -87,6 +94,7 @@ impl<'a> Filler<'a> {
     }
 
     /// Zeroes what was not written and returns the whole buffer, initialised.
+    #[inline]
     pub fn finish(self) -> &'a mut [u8] {
         for b in &mut self.buf[self.filled..] {
             b.write(0);

@@ -42,6 +42,7 @@ impl NetDevice {
     }
 
     /// Returns the raw pointer to the C struct.
+    #[inline]
     pub fn as_raw(&self) -> *mut bindings::net_device {
         self.0.get()
     }
@@ -53,12 +54,14 @@ impl NetDevice {
     }
 
     /// The interface index.
+    #[inline]
     pub fn ifindex(&self) -> i32 {
         // SAFETY: The device is valid by the type invariant.
         unsafe { (*self.as_raw()).ifindex }
     }
 
     /// The current MTU in bytes.
+    #[inline]
     pub fn mtu(&self) -> u32 {
         // SAFETY: The device is valid; `mtu` is a plain integer the core updates
         // atomically enough for a snapshot read.
@@ -66,6 +69,7 @@ impl NetDevice {
     }
 
     /// Whether the interface is administratively up (`IFF_UP`).
+    #[inline]
     pub fn is_up(&self) -> bool {
         // SAFETY: The device is valid by the type invariant.
         let flags = unsafe { bindings::netif_get_flags(self.as_raw()) };
@@ -126,6 +130,7 @@ impl NetDevice {
     }
 
     /// The network namespace the device currently lives in.
+    #[inline]
     pub fn net(&self) -> &super::namespace::Namespace {
         // SAFETY: A live device always belongs to a live namespace, which outlives
         // the borrow of the device.
@@ -134,6 +139,7 @@ impl NetDevice {
 
     /// The network namespace the device currently lives in, as an opaque pointer for
     /// comparisons and for passing to other abstractions.
+    #[inline]
     pub fn net_raw(&self) -> *mut bindings::net {
         // SAFETY: The device is valid by the type invariant.
         unsafe { bindings::dev_net(self.as_raw()) }

@@ -27,6 +27,7 @@ unsafe impl Sync for Dst {}
 
 impl Dst {
     /// Gives up the reference, for a consumer that takes it over.
+    #[inline]
     pub fn into_raw(self) -> *mut bindings::dst_entry {
         let p = self.0.as_ptr();
         core::mem::forget(self);
@@ -35,6 +36,7 @@ impl Dst {
 }
 
 impl Clone for Dst {
+    #[inline]
     fn clone(&self) -> Self {
         // SAFETY: We own a reference, so the entry is alive to take another.
         unsafe { bindings::dst_hold(self.0.as_ptr()) };
@@ -43,6 +45,7 @@ impl Clone for Dst {
 }
 
 impl Drop for Dst {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: We own one reference.
         unsafe { bindings::dst_release(self.0.as_ptr()) };
@@ -75,6 +78,7 @@ impl CachedDst {
 
     /// Another reference to the route if it still holds: no routing change made it
     /// obsolete and its device did not go away (`dst_check`).
+    #[inline]
     pub fn get(&self) -> Option<Dst> {
         // SAFETY: We own a reference to the entry, and `dst_check` may run
         // concurrently with other users of the route, as `sk_dst_check` does.
@@ -124,6 +128,7 @@ pub fn route6(net: &Namespace, oif: i32, saddr: [u8; 16], daddr: [u8; 16]) -> Re
 
 /// Picks the IP ID of an outgoing IPv4 header as the stack would
 /// (`__ip_select_ident`). The header must be final apart from ID and checksum.
+#[inline]
 pub fn ipv4_select_ident(net: &Namespace, hdr: &mut [u8; 20]) {
     // SAFETY: `hdr` is a complete, writable `struct iphdr`, which only needs 2-byte
     // alignment for the fields written; `__ip_select_ident` writes only `id`.
@@ -132,6 +137,7 @@ pub fn ipv4_select_ident(net: &Namespace, hdr: &mut [u8; 20]) {
 
 /// Sends a finished IPv4 packet (network header set, route attached). The stack
 /// fills in the IP checksum and length. Returns the stack's verdict.
+#[inline]
 pub fn ip_local_out(net: &Namespace, skb: SkBuff) -> Result {
     // SAFETY: `net` is valid; the stack takes over the skb.
     let r = unsafe { bindings::ip_local_out(net.as_raw(), core::ptr::null_mut(), skb.into_raw()) };
@@ -143,6 +149,7 @@ pub fn ip_local_out(net: &Namespace, skb: SkBuff) -> Result {
 }
 
 /// Sends a finished IPv6 packet (network header set, route attached).
+#[inline]
 pub fn ip6_local_out(net: &Namespace, skb: SkBuff) -> Result {
     // SAFETY: `net` is valid; the stack takes over the skb.
     let r = unsafe { bindings::ip6_local_out(net.as_raw(), core::ptr::null_mut(), skb.into_raw()) };

@@ -23,6 +23,7 @@ unsafe impl Send for SkBuff {}
 impl SkBuff {
     /// Allocates a buffer with `size` bytes of linear room (`alloc_skb`); all of it
     /// is tailroom until [`SkBuff::reserve`] moves the start.
+    #[inline]
     pub fn alloc(size: u32, gfp: Flags) -> Result<Self> {
         // SAFETY: Any size and flags are valid; NUMA_NO_NODE is -1.
         let p = unsafe { bindings::__alloc_skb(size, gfp.as_raw(), 0, -1) };
@@ -35,23 +36,27 @@ impl SkBuff {
     ///
     /// `ptr` is a valid skb whose ownership (one reference, not cloned) passes to the
     /// returned value.
+    #[inline]
     pub unsafe fn from_raw(ptr: *mut bindings::sk_buff) -> Self {
         // SAFETY: The caller guarantees a valid, owned pointer; NULL is not valid.
         Self(unsafe { NonNull::new_unchecked(ptr) })
     }
 
     /// Gives up ownership of the raw skb.
+    #[inline]
     pub fn into_raw(self) -> *mut bindings::sk_buff {
         let p = self.0.as_ptr();
         core::mem::forget(self);
         p
     }
 
+    #[inline]
     fn raw(&self) -> *mut bindings::sk_buff {
         self.0.as_ptr()
     }
 
     /// Frees a buffer that was used up as intended (`consume_skb`).
+    #[inline]
     pub fn consume(self) {
         // SAFETY: We own the skb; it is freed once.
         #[cfg(CONFIG_TRACEPOINTS)]
@@ -67,23 +72,27 @@ impl SkBuff {
     }
 
     /// Total data length, linear and paged.
+    #[inline]
     pub fn len(&self) -> u32 {
         // SAFETY: Valid skb by the type invariant.
         unsafe { (*self.raw()).len }
     }
 
     /// Whether the buffer holds no data.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Bytes of room before the data.
+    #[inline]
     pub fn headroom(&self) -> u32 {
         // SAFETY: Valid skb by the type invariant.
         unsafe { bindings::skb_headroom(self.raw()) }
     }
 
     /// Bytes of room after the linear data.
+    #[inline]
     pub fn tailroom(&self) -> u32 {
         // SAFETY: Valid skb by the type invariant.
         let n = unsafe { bindings::skb_tailroom(self.raw()) };
@@ -91,6 +100,7 @@ impl SkBuff {
     }
 
     /// Moves the (empty) data area `len` bytes back to make headroom.
+    #[inline]
     pub fn reserve(&mut self, len: u32) -> Result {
         if !self.is_empty() || len > self.tailroom() {
             return Err(EINVAL);
@@ -101,6 +111,7 @@ impl SkBuff {
     }
 
     /// Appends `n` bytes to the linear data and returns them, zeroed.
+    #[inline]
     pub fn put(&mut self, n: u32) -> Result<&mut [u8]> {
         if n > self.tailroom() || self.data_len() != 0 {
             return Err(ENOSPC);
@@ -118,6 +129,7 @@ impl SkBuff {
     /// [`Filler`]. They are not zeroed first, as [`SkBuff::put`]'s are: what
     /// `fill` leaves unwritten is zeroed after it returns, so no stale memory
     /// goes out. Returns what `fill` returned and the bytes it left unwritten.
+    #[inline]
     pub fn put_filled<R>(
         &mut self,
         n: u32,
@@ -148,6 +160,7 @@ impl SkBuff {
 
     /// Prepends `n` bytes of headroom to the data and returns them (uninitialised
     /// contents are zeroed first).
+    #[inline]
     pub fn push(&mut self, n: u32) -> Result<&mut [u8]> {
         if n > self.headroom() {
             return Err(ENOSPC);
@@ -161,6 +174,7 @@ impl SkBuff {
     }
 
     /// Removes `n` bytes from the start of the linear data.
+    #[inline]
     pub fn pull(&mut self, n: u32) -> Result {
         if n > self.headlen() {
             return Err(EINVAL);
@@ -171,42 +185,49 @@ impl SkBuff {
     }
 
     /// Bytes held in pages rather than the linear area.
+    #[inline]
     fn data_len(&self) -> u32 {
         // SAFETY: Valid skb by the type invariant.
         unsafe { (*self.raw()).data_len }
     }
 
     /// Bytes in the linear area.
+    #[inline]
     pub fn headlen(&self) -> u32 {
         // SAFETY: Valid skb by the type invariant.
         unsafe { bindings::skb_headlen(self.raw()) }
     }
 
     /// Pulls all data into the linear area, so [`SkBuff::data`] covers all of it.
+    #[inline]
     pub fn linearize(&mut self) -> Result {
         // SAFETY: Valid, unshared skb.
         to_result(unsafe { bindings::skb_linearize(self.raw()) })
     }
 
     /// The linear data (all of it after [`SkBuff::linearize`]).
+    #[inline]
     pub fn data(&self) -> &[u8] {
         // SAFETY: `data` points at `headlen` readable bytes of this skb.
         unsafe { core::slice::from_raw_parts((*self.raw()).data, self.headlen() as usize) }
     }
 
     /// The linear data, writable.
+    #[inline]
     pub fn data_mut(&mut self) -> &mut [u8] {
         // SAFETY: As `data`; the skb is unshared, so writing is exclusive.
         unsafe { core::slice::from_raw_parts_mut((*self.raw()).data, self.headlen() as usize) }
     }
 
     /// Marks the current data start as the network (IP) header.
+    #[inline]
     pub fn reset_network_header(&mut self) {
         // SAFETY: Valid skb by the type invariant.
         unsafe { bindings::skb_reset_network_header(self.raw()) };
     }
 
     /// Marks the current data start as the transport (UDP) header.
+    #[inline]
     pub fn reset_transport_header(&mut self) {
         // SAFETY: Valid skb by the type invariant.
         unsafe { bindings::skb_reset_transport_header(self.raw()) };
@@ -214,6 +235,7 @@ impl SkBuff {
 
     /// The bytes from the network header to the end of the linear data, or an empty
     /// slice if the network header is not set or lies after the data start.
+    #[inline]
     pub fn network_data(&self) -> &[u8] {
         // SAFETY: Valid skb; the network header, when set, points into the head
         // buffer, and the span up to `data + headlen` is readable.
@@ -230,6 +252,7 @@ impl SkBuff {
     }
 
     /// Sets the protocol (`ETH_P_*`, host order).
+    #[inline]
     pub fn set_protocol(&mut self, eth_p: u16) {
         // SAFETY: Valid skb.
         unsafe { bindings::skb_set_protocol(self.raw(), eth_p.to_be()) };
@@ -237,6 +260,7 @@ impl SkBuff {
 
     /// Sets the device the buffer leaves through. The skb does not hold a reference:
     /// the caller keeps the device alive until the skb is handed to the stack.
+    #[inline]
     pub fn set_dev(&mut self, dev: &NetDevice) {
         // SAFETY: Valid skb; `dev` is a live device. The field is a union member.
         unsafe {
@@ -249,6 +273,7 @@ impl SkBuff {
     }
 
     /// The device the buffer arrived on or leaves through.
+    #[inline]
     pub fn dev(&self) -> Option<&NetDevice> {
         // SAFETY: Valid skb; a received skb's device stays alive while the skb is
         // processed in the receive path (under RCU), which the borrow cannot outlive.
@@ -269,6 +294,7 @@ impl SkBuff {
     /// `destructor_arg`, as SCTP and AF_XDP keep theirs; it needs no socket.
     ///
     /// Fails with `EBUSY` if the packet already has a destructor.
+    #[inline]
     pub fn set_tx_owner<T: TxOwner>(&mut self, owner: Arc<T>) -> Result {
         let skb = self.raw();
         // SAFETY: A valid skb; the destructor pointer is a plain field.
@@ -288,6 +314,7 @@ impl SkBuff {
     }
 
     /// Attaches a route; the skb takes over the reference.
+    #[inline]
     pub fn set_dst(&mut self, dst: Dst) {
         // SAFETY: Valid skb; `skb_dst_set` takes over the counted reference.
         unsafe { bindings::skb_dst_set(self.raw(), dst.into_raw()) };
@@ -295,6 +322,7 @@ impl SkBuff {
 }
 
 impl Drop for SkBuff {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: We own the skb; it is freed once.
         unsafe { bindings::kfree_skb(self.raw()) };
@@ -333,6 +361,7 @@ unsafe extern "C" fn tx_destructor<T: TxOwner>(skb: *mut bindings::sk_buff) {
 
 /// Room a device needs in front of its packets for its link-layer header
 /// (`LL_RESERVED_SPACE`).
+#[inline]
 pub fn ll_reserved_space(dev: &NetDevice) -> u32 {
     // SAFETY: The device is valid.
     unsafe { bindings::netdev_ll_reserved_space(dev.as_raw()) }

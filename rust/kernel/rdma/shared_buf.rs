@@ -84,21 +84,25 @@ impl SharedBuf {
     }
 
     /// The usable length in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         // SAFETY: By the type invariant the entry is live.
         unsafe { (*self.entry.as_ptr()).len }
     }
 
     /// Always false: a shared buffer has at least one byte.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         false
     }
 
     /// The mapping size user space must request: the length rounded up to pages.
+    #[inline]
     pub fn map_len(&self) -> usize {
         self.len().next_multiple_of(bindings::PAGE_SIZE)
     }
 
+    #[inline]
     fn ptr_at(&self, off: usize, n: usize) -> Result<*mut u8> {
         let end = off.checked_add(n).ok_or(EINVAL)?;
         if end > self.len() {
@@ -110,6 +114,7 @@ impl SharedBuf {
 
     /// Copies `dst.len()` bytes at `off` out of the buffer: one snapshot of what user
     /// space had written there.
+    #[inline]
     pub fn read(&self, off: usize, dst: &mut [u8]) -> Result {
         let src = self.ptr_at(off, dst.len())?;
         // SAFETY: `src` is in bounds (checked above) and never overlaps kernel-private
@@ -120,6 +125,7 @@ impl SharedBuf {
     }
 
     /// Copies `src` into the buffer at `off`.
+    #[inline]
     pub fn write(&self, off: usize, src: &[u8]) -> Result {
         let dst = self.ptr_at(off, src.len())?;
         // SAFETY: In bounds, as in `read`; no Rust reference into the buffer exists.
@@ -128,6 +134,7 @@ impl SharedBuf {
     }
 
     /// Zeroes `n` bytes at `off`.
+    #[inline]
     pub fn clear(&self, off: usize, n: usize) -> Result {
         let dst = self.ptr_at(off, n)?;
         // SAFETY: In bounds, as in `read`.
@@ -135,6 +142,7 @@ impl SharedBuf {
         Ok(())
     }
 
+    #[inline]
     fn atomic_u32(&self, off: usize) -> Result<&crate::sync::atomic::Atomic<u32>> {
         if off % 4 != 0 {
             return Err(EINVAL);
@@ -148,12 +156,14 @@ impl SharedBuf {
 
     /// `smp_load_acquire` of the `u32` at `off`: reads an index the other side
     /// publishes after writing the entries it covers.
+    #[inline]
     pub fn load_acquire(&self, off: usize) -> Result<u32> {
         Ok(self.atomic_u32(off)?.load(crate::sync::atomic::Acquire))
     }
 
     /// `smp_store_release` of the `u32` at `off`: publishes an index after the entries
     /// it covers were written or consumed.
+    #[inline]
     pub fn store_release(&self, off: usize, v: u32) -> Result {
         self.atomic_u32(off)?.store(v, crate::sync::atomic::Release);
         Ok(())

@@ -149,6 +149,7 @@ impl Umem {
 
     /// Appends `len` bytes at byte offset `off` of the range to `dst`. Works in
     /// any context.
+    #[inline]
     pub fn copy_into(&self, off: usize, len: usize, dst: &mut Filler<'_>) -> Result {
         if len > dst.remaining() {
             return Err(ENOSPC);
@@ -161,6 +162,7 @@ impl Umem {
     }
 
     /// Copies `src` into the range at byte offset `off`. Works in any context.
+    #[inline]
     pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
         let s = src.as_ptr();
         self.for_each_piece(off, src.len(), |page, in_page, r| {
