@@ -14,7 +14,7 @@
 # over the point, summed over rrxe0 and rrxe1, as [name=delta ...].
 # TICKS=1 adds each vCPU's user and kernel (system, irq, softirq) ticks over
 # the point, as {u0/k0 u1/k1 ...}: whether the driver's work kept to one vCPU
-# (a SEND stream's fast way, Documentation/design.rst) or mixed.
+# (a SEND stream's fast way, Documentation/benchmarking.rst) or mixed.
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_topology, gid_index, stat_of, cpu_ticks
 [ $# -ge 2 ] || { echo "usage: ab-modules.sh A.ko B.ko..." >&2; exit 2; }

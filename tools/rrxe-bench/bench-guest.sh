@@ -33,8 +33,8 @@ points=${RRXE_BENCH_POINTS:-$points}
 # Per-vCPU user and kernel ticks (lib.sh's cpu_ticks) are taken around the
 # client's run: where its work went. A SEND stream tends to run fastest with
 # the driver's work on one vCPU and the two polling processes on the other
-# (Documentation/design.rst); the report shows how much each run's vCPUs mixed
-# the two. cpu_json gives the JSON fields of the ticks between two snapshots.
+# (Documentation/benchmarking.rst); the report shows how much each run's vCPUs
+# mixed the two. cpu_json gives the JSON fields of the ticks between two snapshots.
 cpu_json() {
 	paste -d' ' "$1" "$2" | awk '{ u = u sep ($3 - $1); k = k sep ($4 - $2); sep = "," }
 		END { printf "\"cpu_user\":[%s],\"cpu_kernel\":[%s]", u, k }'

@@ -24,8 +24,8 @@ the two: the sum over vCPUs of 2 * min(user, kernel), over all their busy
 ticks. 0 means every vCPU ran only user or only kernel work (the way a SEND
 stream, with a polling process at each end, tends to run fastest: the driver's
 work on one vCPU, the processes on the other), 1 that each ran as much of one
-as of the other (Documentation/design.rst, "Which way a stream runs, run by
-run").
+as of the other (Documentation/benchmarking.rst, "Which way a stream
+runs").
 
 The plot needs matplotlib (the build root has it); without it only the PNG is
 missing.
