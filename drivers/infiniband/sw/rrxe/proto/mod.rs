@@ -9,6 +9,7 @@
 //! - [`opcode`]: BTH opcode table (rxe's `rxe_opcode[]`).
 //! - [`hdr`]: header views and field structs.
 //! - [`packet`]: parser and builders for a whole UDP payload.
+//! - [`doorbell`]: the kernel's half of the user doorbell handshake.
 //! - [`icrc`]: RoCE v2 invariant CRC with a pluggable CRC-32.
 //! - [`ip`]: the IP/UDP headers around a packet and the UDP source port.
 //! - [`psn`]: PSN/MSN arithmetic and IBTA timer/credit tables.
@@ -24,6 +25,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod answers;
+pub mod doorbell;
 pub mod hdr;
 pub mod icrc;
 pub mod ip;
