@@ -126,6 +126,15 @@ impl<T: Driver> Cq<T> {
         }
     }
 
+    /// Whether a user CQ was created with a completion channel, the only way its
+    /// consumer can ask for completion events (uverbs sets the CQ's context to the
+    /// channel's event queue, or to NULL).
+    pub fn has_completion_channel(&self) -> bool {
+        // SAFETY: `cq_context` is set before the driver's create op and never
+        // changes for a user CQ.
+        self.is_user() && !unsafe { (*self.as_raw()).cq_context }.is_null()
+    }
+
     /// Raises an asynchronous CQ event (usually [`EventType::CqErr`]).
     pub fn raise(&self, event: EventType) {
         let cq = self.as_raw();

@@ -169,6 +169,43 @@ impl SharedBuf {
         Ok(())
     }
 
+    /// `READ_ONCE` of the `u32` at `off`: a word the other side writes, with no
+    /// ordering against the buffer's other bytes.
+    #[inline]
+    pub fn load_once(&self, off: usize) -> Result<u32> {
+        Ok(self.atomic_u32(off)?.load(crate::sync::atomic::Relaxed))
+    }
+
+    /// `WRITE_ONCE` of the `u32` at `off`: a flag for the other side, ordered by
+    /// the caller's barriers if it needs ordering.
+    #[inline]
+    pub fn store_once(&self, off: usize, v: u32) -> Result {
+        self.atomic_u32(off)?.store(v, crate::sync::atomic::Relaxed);
+        Ok(())
+    }
+
+    /// Fully ordered compare-and-exchange of the `u32` at `off` (`cmpxchg`):
+    /// whether the word held `old` and now holds `new`. User space may change the
+    /// word at any time; the caller trusts only the exchange's outcome.
+    ///
+    /// ```
+    /// use kernel::rdma::shared_buf::SharedBuf;
+    /// let b = SharedBuf::new(64)?;
+    /// b.store_once(8, 3)?;
+    /// assert!(!b.cmpxchg(8, 2, 0)?);
+    /// assert!(b.cmpxchg(8, 3, 0)?);
+    /// assert_eq!(b.load_once(8)?, 0);
+    /// assert!(b.cmpxchg(6, 0, 1).is_err()); // unaligned
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[inline]
+    pub fn cmpxchg(&self, off: usize, old: u32, new: u32) -> Result<bool> {
+        Ok(self
+            .atomic_u32(off)?
+            .cmpxchg(old, new, crate::sync::atomic::Full)
+            .is_ok())
+    }
+
     /// Makes the buffer mappable through `ctx`. Returns the mmap offset.
     ///
     /// # Safety

@@ -61,7 +61,7 @@ unsafe extern "C" fn alloc_cb<T: Driver>(
         // SAFETY: The core allocated `ctx` at `size_ib_ucontext` and set `device`.
         let dev = unsafe { Device::<T>::from_raw((*ctx).device) };
         // SAFETY: `udata` is null or valid for the call.
-        let v = T::alloc_ucontext(dev, unsafe { UData::from_raw(udata) }.as_ref())?;
+        let v = T::alloc_ucontext(dev, unsafe { UData::from_raw_new_context(udata) }.as_ref())?;
         // SAFETY: `ctx` is an `ObjWith<ib_ucontext, _>` whose data slot is unused.
         unsafe { ObjWith::<bindings::ib_ucontext, T::UContext>::init(ctx, v) };
         Ok(0)

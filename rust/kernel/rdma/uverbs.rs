@@ -12,7 +12,11 @@
 //! [`include/uapi/rdma/ib_user_ioctl_verbs.h`](srctree/include/uapi/rdma/ib_user_ioctl_verbs.h),
 //! [`include/rdma/uverbs_ioctl.h`](srctree/include/rdma/uverbs_ioctl.h).
 
-use super::wr::Wc;
+use super::{
+    device::{Device, Driver},
+    object::ObjWith,
+    wr::Wc,
+};
 use crate::{
     bindings,
     error::{to_result, Result},
@@ -35,6 +39,9 @@ use zerocopy::{FromBytes, Immutable, IntoBytes};
 /// trampolines hand out `&UData` borrowed from their own frame).
 pub struct UData {
     ptr: *mut bindings::ib_udata,
+    /// The verb's user context has its provider data: false only for
+    /// `alloc_ucontext` itself, which runs before the data is written.
+    ctx_ready: bool,
 }
 
 impl UData {
@@ -47,8 +54,48 @@ impl UData {
             None
         } else {
             // INVARIANT: Per the contract.
-            Some(UData { ptr })
+            Some(UData {
+                ptr,
+                ctx_ready: true,
+            })
         }
+    }
+
+    /// As [`UData::from_raw`], for `alloc_ucontext`: the context the verb
+    /// creates has no provider data yet, so [`UData::ucontext`] gives none.
+    ///
+    /// # Safety
+    ///
+    /// As [`UData::from_raw`].
+    pub(crate) unsafe fn from_raw_new_context(ptr: *mut bindings::ib_udata) -> Option<UData> {
+        // SAFETY: Per the contract.
+        unsafe { Self::from_raw(ptr) }.map(|u| UData {
+            ctx_ready: false,
+            ..u
+        })
+    }
+
+    /// The provider data of the user context the verb runs in
+    /// ([`Operations::alloc_ucontext`](super::ucontext::Operations::alloc_ucontext)'s
+    /// value), if that context belongs to `dev`; `None` inside `alloc_ucontext`.
+    /// A provider reads there what the process negotiated when it opened the
+    /// device.
+    pub fn ucontext<'a, T: Driver>(&'a self, dev: &Device<T>) -> Option<&'a T::UContext> {
+        if !self.ctx_ready {
+            return None;
+        }
+        // SAFETY: `ptr` is valid and in an attribute bundle (type invariant).
+        let ctx = unsafe { bindings::rdma_udata_ucontext(self.ptr) };
+        // SAFETY: A non-null context is valid for the verb's call, which holds
+        // the uverbs file and so the context.
+        if ctx.is_null() || unsafe { (*ctx).device } != dev.as_raw() {
+            return None;
+        }
+        // SAFETY: The context belongs to `dev`, a device of `T`, so the core
+        // allocated it at `T`'s `size_ib_ucontext` and `alloc_cb::<T>` wrote its
+        // data before any other verb of the context could run (`ctx_ready`); the
+        // data is dropped only in `dealloc_ucontext`, after this verb returns.
+        Some(unsafe { &(*ctx.cast::<ObjWith<bindings::ib_ucontext, T::UContext>>()).data })
     }
 
     /// Bytes of provider input.
