@@ -4,7 +4,13 @@
 //! same cases run under `cargo test` on the host and under KUnit in the kernel.
 //! Each case returns `Err` with a short reason on failure.
 
+use core::cell::Cell;
+
 use super::answers::{Answer, AnswerRing, AtomicReplies, KeptRead, KeptReads};
+use super::doorbell::{
+    cq_arm_matches, cq_arm_take, CqWords, SqWatch, SqWords, CQ_ARM_NEXT, CQ_ARM_SOLICITED,
+    SQ_POLLED, SQ_WATCHED,
+};
 use super::hdr::{
     NakCode, Syndrome, AETH_ACK_UNLIMITED, AETH_NAK_PSN_SEQ_ERROR, AETH_NAK_REM_ACC_ERR,
 };
@@ -77,6 +83,12 @@ macro_rules! rrxe_proto_cases {
             answers_drop_read => case_answers_drop_read,
             answers_atomic_replies => case_answers_atomic_replies,
             answers_kept_reads => case_answers_kept_reads,
+            doorbell_sq_arm_idempotent => case_doorbell_sq_arm_idempotent,
+            doorbell_sq_disarm_unarmed => case_doorbell_sq_disarm_unarmed,
+            doorbell_sq_disarm_order => case_doorbell_sq_disarm_order,
+            doorbell_cq_arm_matches => case_doorbell_cq_arm_matches,
+            doorbell_cq_arm_take => case_doorbell_cq_arm_take,
+            doorbell_cq_arm_take_hostile => case_doorbell_cq_arm_take_hostile,
         }
     };
 }
@@ -1294,4 +1306,284 @@ fn case_answers_kept_reads() -> CaseResult {
     let mut r = KeptReads::new(&mut none[..]);
     r.record(read);
     check(r.find(first, 16).is_none(), "no storage keeps nothing")
+}
+
+/// One access of the doorbell code to a ring header, as [`DbWords`] records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DbOp {
+    SetFlags(u32),
+    Fence,
+    LoadProducer,
+    LoadArm,
+    Cmpxchg(u32, u32),
+}
+
+/// Ring-header words for the doorbell code that record each access, in order
+/// (the first [`DB_OPS`]), and a CQ arm word another writer may change
+/// between the kernel's load and its exchange.
+struct DbWords {
+    producer: u32,
+    arm: Cell<u32>,
+    /// How many more loads of the arm word the other writer follows with a
+    /// change of its own (`u32::MAX`: every one).
+    hostile: Cell<u32>,
+    ops: Cell<[Option<DbOp>; DB_OPS]>,
+    len: Cell<usize>,
+}
+
+/// Accesses [`DbWords`] keeps.
+const DB_OPS: usize = 16;
+
+impl DbWords {
+    fn new(producer: u32, arm: u32) -> Self {
+        DbWords {
+            producer,
+            arm: Cell::new(arm),
+            hostile: Cell::new(0),
+            ops: Cell::new([None; DB_OPS]),
+            len: Cell::new(0),
+        }
+    }
+
+    fn record(&self, op: DbOp) {
+        let mut ops = self.ops.get();
+        if let Some(slot) = ops.get_mut(self.len.get()) {
+            *slot = Some(op);
+            self.ops.set(ops);
+        }
+        self.len.set(self.len.get() + 1);
+    }
+
+    /// Whether the accesses since the last call were exactly `want`; forgets
+    /// them.
+    fn saw(&self, want: &[DbOp]) -> bool {
+        let ops = self.ops.get();
+        let n = self.len.get();
+        self.len.set(0);
+        n == want.len()
+            && n <= DB_OPS
+            && ops.iter().zip(want).all(|(got, want)| *got == Some(*want))
+    }
+}
+
+impl SqWords for DbWords {
+    fn producer_acquire(&self) -> u32 {
+        self.record(DbOp::LoadProducer);
+        self.producer
+    }
+
+    fn set_flags(&self, flags: u32) {
+        self.record(DbOp::SetFlags(flags));
+    }
+
+    fn full_fence(&self) {
+        self.record(DbOp::Fence);
+    }
+}
+
+impl CqWords for DbWords {
+    fn arm_load(&self) -> u32 {
+        self.record(DbOp::LoadArm);
+        let arm = self.arm.get();
+        let hostile = self.hostile.get();
+        if hostile > 0 {
+            // The other writer re-arms, changing the word under the kernel.
+            self.arm.set(arm ^ CQ_ARM_SOLICITED);
+            self.hostile.set(if hostile == u32::MAX {
+                hostile
+            } else {
+                hostile - 1
+            });
+        }
+        arm
+    }
+
+    fn arm_cmpxchg(&self, old: u32, new: u32) -> bool {
+        self.record(DbOp::Cmpxchg(old, new));
+        if self.arm.get() == old {
+            self.arm.set(new);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn full_fence(&self) {
+        self.record(DbOp::Fence);
+    }
+}
+
+/// Arming stores the word only when it changes, with no barrier and no read:
+/// a repeated arm costs nothing, an added informational bit is one store.
+fn case_doorbell_sq_arm_idempotent() -> CaseResult {
+    let w = DbWords::new(0, 0);
+    let mut watch = SqWatch::default();
+    check(
+        !watch.is_watched() && watch.flags() == 0,
+        "a new send queue is not watched",
+    )?;
+    check(watch.arm(&w, 0), "the first arm changes the word")?;
+    check(
+        w.saw(&[DbOp::SetFlags(SQ_WATCHED)]),
+        "the first arm is one store of WATCHED, no barrier",
+    )?;
+    check(
+        watch.is_watched() && watch.flags() == SQ_WATCHED,
+        "watched after the arm",
+    )?;
+    check(
+        !watch.arm(&w, 0) && w.saw(&[]),
+        "arming again touches nothing",
+    )?;
+    check(
+        watch.arm(&w, SQ_POLLED) && w.saw(&[DbOp::SetFlags(SQ_WATCHED | SQ_POLLED)]),
+        "adding POLLED is one store",
+    )?;
+    check(
+        !watch.arm(&w, SQ_POLLED) && w.saw(&[]),
+        "and again touches nothing",
+    )?;
+    check(
+        watch.arm(&w, 0) && w.saw(&[DbOp::SetFlags(SQ_WATCHED)]),
+        "dropping POLLED is one store, still watched",
+    )?;
+    check(watch.is_watched(), "still watched")
+}
+
+/// Disarming a send queue that was not armed touches nothing and asks for no
+/// re-read: the last disarm's barrier and re-read still stand.
+fn case_doorbell_sq_disarm_unarmed() -> CaseResult {
+    let w = DbWords::new(5, 0);
+    let mut watch = SqWatch::default();
+    check(watch.disarm(&w).is_none(), "a new send queue: None")?;
+    check(w.saw(&[]), "and no access")?;
+    watch.arm(&w, 0);
+    check(watch.disarm(&w) == Some(5), "armed: the re-read")?;
+    w.saw(&[]);
+    check(watch.disarm(&w).is_none(), "a second disarm: None")?;
+    check(w.saw(&[]), "and no access")?;
+    check(
+        !watch.is_watched() && watch.flags() == 0,
+        "not watched after",
+    )
+}
+
+/// Disarm is: store 0, full barrier, load-acquire of the producer index, in
+/// that order (the kernel's half of the Dekker pair with the provider's post),
+/// and returns the index as read, unmasked.
+fn case_doorbell_sq_disarm_order() -> CaseResult {
+    for extra in [0, SQ_POLLED] {
+        let w = DbWords::new(0xffff_fff3, 0);
+        let mut watch = SqWatch::default();
+        watch.arm(&w, extra);
+        w.saw(&[]);
+        check(
+            watch.disarm(&w) == Some(0xffff_fff3),
+            "returns the producer index as read",
+        )?;
+        check(
+            w.saw(&[DbOp::SetFlags(0), DbOp::Fence, DbOp::LoadProducer]),
+            "store 0, then the barrier, then the re-read",
+        )?;
+        check(
+            !watch.is_watched() && watch.flags() == 0,
+            "not watched after",
+        )?;
+    }
+    Ok(())
+}
+
+/// Which arm words ask for an event for which completions.
+fn case_doorbell_cq_arm_matches() -> CaseResult {
+    const BOTH: u32 = CQ_ARM_SOLICITED | CQ_ARM_NEXT;
+    // (arm, for a plain completion, for a solicited or error completion)
+    let table = [
+        (0, false, false),
+        (CQ_ARM_SOLICITED, false, true),
+        (CQ_ARM_NEXT, true, true),
+        (BOTH, true, true),
+        (!BOTH, false, false),
+        (!CQ_ARM_NEXT, false, true),
+        (u32::MAX, true, true),
+    ];
+    for (arm, plain, solicited) in table {
+        check(
+            cq_arm_matches(arm, false) == plain,
+            "a plain completion matches NEXT only",
+        )?;
+        check(
+            cq_arm_matches(arm, true) == solicited,
+            "a solicited completion matches NEXT or SOLICITED",
+        )?;
+    }
+    Ok(())
+}
+
+/// Taking the arm: barrier first, then the load; a matching arm is exchanged
+/// for 0 (all its bits) and asks for the event; any other is left alone.
+fn case_doorbell_cq_arm_take() -> CaseResult {
+    const BOTH: u32 = CQ_ARM_SOLICITED | CQ_ARM_NEXT;
+    let w = DbWords::new(0, BOTH);
+    check(cq_arm_take(&w, false), "NEXT: an event")?;
+    check(
+        w.saw(&[DbOp::Fence, DbOp::LoadArm, DbOp::Cmpxchg(BOTH, 0)]),
+        "barrier, load, exchange",
+    )?;
+    check(w.arm.get() == 0, "the arm is taken")?;
+    check(!cq_arm_take(&w, false), "taken: no second event")?;
+    check(w.saw(&[DbOp::Fence, DbOp::LoadArm]), "and no exchange")?;
+
+    let w = DbWords::new(0, CQ_ARM_SOLICITED);
+    check(!cq_arm_take(&w, false), "SOLICITED, plain completion: none")?;
+    check(
+        w.saw(&[DbOp::Fence, DbOp::LoadArm]) && w.arm.get() == CQ_ARM_SOLICITED,
+        "the arm is left for a solicited one",
+    )?;
+    check(cq_arm_take(&w, true), "then a solicited one: an event")?;
+    check(w.arm.get() == 0, "and the arm is taken")?;
+
+    let w = DbWords::new(0, CQ_ARM_NEXT | 0x80);
+    check(cq_arm_take(&w, false), "unknown bits beside NEXT: an event")?;
+    check(w.arm.get() == 0, "the whole word is taken")?;
+    let w = DbWords::new(0, 0x80);
+    check(!cq_arm_take(&w, true), "unknown bits alone: none")?;
+    check(w.arm.get() == 0x80, "and left alone")
+}
+
+/// A provider that keeps changing the arm word between the kernel's load and
+/// its exchange gets no event, and the kernel gives up after a few tries (one
+/// barrier, then at most a few load-exchange pairs); one that changes it once
+/// gets its event on the retry.
+fn case_doorbell_cq_arm_take_hostile() -> CaseResult {
+    let w = DbWords::new(0, CQ_ARM_NEXT);
+    w.hostile.set(u32::MAX);
+    check(!cq_arm_take(&w, false), "always defeated: no event")?;
+    let n = w.len.get();
+    check(
+        (4..=DB_OPS).contains(&n) && n % 2 == 1,
+        "a few tries, then it gives up",
+    )?;
+    let ops = w.ops.get();
+    check(ops[0] == Some(DbOp::Fence), "one barrier, first")?;
+    for pair in ops[1..n].chunks(2) {
+        check(
+            matches!(pair, [Some(DbOp::LoadArm), Some(DbOp::Cmpxchg(_, 0))]),
+            "then load, exchange, and again",
+        )?;
+    }
+
+    let w = DbWords::new(0, CQ_ARM_NEXT);
+    w.hostile.set(1);
+    check(cq_arm_take(&w, false), "defeated once: the retry takes it")?;
+    check(
+        w.saw(&[
+            DbOp::Fence,
+            DbOp::LoadArm,
+            DbOp::Cmpxchg(CQ_ARM_NEXT, 0),
+            DbOp::LoadArm,
+            DbOp::Cmpxchg(CQ_ARM_NEXT | CQ_ARM_SOLICITED, 0),
+        ]),
+        "load, failed exchange, load, exchange",
+    )?;
+    check(w.arm.get() == 0, "the arm is taken")
 }
