@@ -177,7 +177,42 @@ pub(crate) struct ModifySrqCmd {
     pub(crate) mmap_info_addr: u64,
 }
 
+/// `struct rrxe_alloc_ucontext_resp` (`uapi/rdma/rdma_user_rrxe.h`): the
+/// doorbell's offer, in the driver part of the GET_CONTEXT response. Sent only to
+/// a provider that left room for it.
+#[repr(C)]
+#[derive(IntoBytes, Immutable)]
+pub(crate) struct AllocUctxResp {
+    pub(crate) abi_version: u32,
+    pub(crate) caps: u32,
+    pub(crate) sq_flags_offset: u32,
+    pub(crate) cq_arm_offset: u32,
+    pub(crate) reserved: [u64; 2],
+}
+
+/// The doorbell ABI's numbers (`uapi/rdma/rdma_user_rrxe.h`).
+pub(crate) mod doorbell {
+    use kernel::uapi;
+
+    /// `RRXE_DB_ABI_VERSION`.
+    pub(crate) const ABI_VERSION: u32 = uapi::RRXE_DB_ABI_VERSION;
+    /// `RRXE_UCTX_CAP_SQ_WATCH`.
+    pub(crate) const CAP_SQ_WATCH: u32 = 1 << 0;
+    /// `RRXE_UCTX_CAP_CQ_ARM`.
+    pub(crate) const CAP_CQ_ARM: u32 = 1 << 1;
+
+    const _: () = {
+        use crate::proto::doorbell as p;
+        assert!(CAP_SQ_WATCH == uapi::rrxe_uctx_caps_RRXE_UCTX_CAP_SQ_WATCH);
+        assert!(CAP_CQ_ARM == uapi::rrxe_uctx_caps_RRXE_UCTX_CAP_CQ_ARM);
+        assert!(p::SQ_WATCHED == uapi::RRXE_SQ_WATCHED && p::SQ_POLLED == uapi::RRXE_SQ_POLLED);
+        assert!(p::CQ_ARM_SOLICITED == uapi::RRXE_CQ_ARM_SOLICITED);
+        assert!(p::CQ_ARM_NEXT == uapi::RRXE_CQ_ARM_NEXT);
+    };
+}
+
 const _: () = {
+    assert!(size_of::<AllocUctxResp>() == size_of::<uapi::rrxe_alloc_ucontext_resp>());
     assert!(size_of::<MmapInfo>() == size_of::<uapi::mminfo>());
     assert!(size_of::<CqResp>() == size_of::<uapi::rxe_create_cq_resp>());
     assert!(size_of::<CqResp>() == size_of::<uapi::rxe_resize_cq_resp>());

@@ -41,11 +41,20 @@ module! {
     license: "GPL",
     alias: ["rdma-link-rrxe"],
     params: {
+        doorbell: u32 {
+            default: 1,
+            description: "The doorbell offered to providers that ask (uapi/rdma/rdma_user_rrxe.h): 0 none, so every post and CQ arm is a system call; 1 posts skip the system call while the QP has work in flight, and CQs are armed through the ring",
+        },
         post_handoff: u32 {
             default: 3,
             description: "User posts behind unfinished WQEs, or of unsignaled READs, atomics and FLUSHes, sent from a work item: 0 never, 1 one-packet messages, 2 all, 3 all but SENDs of at most 8 packets to an rrxe device on this host while no other QP of the device is busy",
         },
     },
+}
+
+/// The doorbell mode (`doorbell` parameter), read when a process opens a device.
+pub(crate) fn doorbell() -> u32 {
+    module_parameters::doorbell.value()
 }
 
 /// Which user posts are handed to the QP's work item ([`qp::post::handoff`]).

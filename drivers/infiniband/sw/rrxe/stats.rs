@@ -95,10 +95,29 @@ pub(crate) enum Counter {
     /// before the last, after a go-back-N that made no progress
     /// ([`crate::engine::req::probe_window`]).
     ResendProbes,
+    /// User contexts whose provider took the doorbell (`uapi/rdma/rdma_user_rrxe.h`).
+    DbContexts,
+    /// Send rings whose `RRXE_SQ_WATCHED` was set: posts to them skip the
+    /// system call until the matching disarm.
+    DbArms,
+    /// `RRXE_SQ_WATCHED` cleared (barrier, then the producer index read again).
+    /// Equal to `DbArms` whenever no QP has work in flight.
+    DbDisarms,
+    /// User WQEs the kernel found in a send ring without a system call.
+    DbRechecks,
+    /// Disarms whose re-read found WQEs posted while the flag was being
+    /// cleared: the race the barrier pair closes.
+    DbRaces,
+    /// POST_SEND system calls on send rings the doorbell serves.
+    DbRings,
+    /// Completion events raised for an arm the provider wrote into the CQ ring.
+    DbCqEvents,
+    /// REQ_NOTIFY_CQ verbs (a user's system call or a kernel consumer's call).
+    CqNotifyCalls,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 37] = [
+pub(crate) static DESCS: [StatDesc; 45] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -136,6 +155,14 @@ pub(crate) static DESCS: [StatDesc; 37] = [
     StatDesc::new(c"send_no_mem"),
     StatDesc::new(c"tx_limit_waits"),
     StatDesc::new(c"resend_probes"),
+    StatDesc::new(c"db_contexts"),
+    StatDesc::new(c"db_arms"),
+    StatDesc::new(c"db_disarms"),
+    StatDesc::new(c"db_rechecks"),
+    StatDesc::new(c"db_races"),
+    StatDesc::new(c"db_rings"),
+    StatDesc::new(c"db_cq_events"),
+    StatDesc::new(c"cq_notify_calls"),
 ];
 
 /// The counters of one device: atomics, bumped from any context without a
@@ -152,7 +179,11 @@ impl Stats {
     }
 
     pub(crate) fn inc(&self, c: Counter) {
-        self.v[c as usize].fetch_add(1, Ordering::Relaxed);
+        self.add(c, 1);
+    }
+
+    pub(crate) fn add(&self, c: Counter, n: u64) {
+        self.v[c as usize].fetch_add(n, Ordering::Relaxed);
     }
 
     /// Reads the counters, in [`DESCS`] order, into `out`.

@@ -12,7 +12,7 @@ use crate::{
         device::{self, RrxeDevice},
         mr::{self, RrxeMr},
         mw::{self, RrxeMw},
-        pd::{RrxePd, RrxeUContext},
+        pd::{self, RrxePd, RrxeUContext},
         qp::{self, RrxeQp},
         srq::{self, RrxeSrq},
         Rrxe,
@@ -88,8 +88,8 @@ impl rdma::Driver for Rrxe {
 impl rdma::ucontext::Operations for Rrxe {
     type UContext = RrxeUContext;
 
-    fn alloc_ucontext(_dev: &rdma::Device<Self>, _udata: Option<&UData>) -> Result<RrxeUContext> {
-        Ok(RrxeUContext)
+    fn alloc_ucontext(dev: &rdma::Device<Self>, udata: Option<&UData>) -> Result<RrxeUContext> {
+        pd::alloc_ucontext(dev, udata)
     }
 }
 
@@ -109,11 +109,11 @@ impl rdma::cq::Operations for Rrxe {
     type Cq = Arc<RrxeCq>;
 
     fn create_cq(
-        _dev: &rdma::Device<Self>,
+        dev: &rdma::Device<Self>,
         attr: &CqInitAttr,
         udata: Option<&UData>,
     ) -> Result<(Arc<RrxeCq>, u32)> {
-        cq::create(attr, udata)
+        cq::create(dev, attr, udata)
     }
 
     fn resize_cq(c: &Cq<Self>, cqe: u32, udata: Option<&UData>) -> Result<u32> {

@@ -27,7 +27,7 @@ use crate::{
     abi::qp_type as qpt,
     obj::{
         qp::{
-            post::fetch,
+            post::{fetch, grow_deferred, watch_for_work_item},
             work::{defer, WORK_BUDGET},
             RrxeQp,
         },
@@ -50,6 +50,8 @@ impl WorkItem for RrxeQp {
     type Pointer = Arc<RrxeQp>;
 
     fn run(this: Arc<RrxeQp>) {
+        // Before the RCU section: it may sleep.
+        grow_deferred(&this);
         let guard = rcu::read_lock();
         // The QP may be gone, and its number reused: only run for this very QP.
         if let Some(qp) = this.live(&guard) {
@@ -118,6 +120,7 @@ pub(crate) fn doorbell(qp: &Qp<Rrxe>) -> Result {
         };
     if hand_off && !inner.req_runner.is_running() {
         dev.stats.inc(Counter::PostHandoffs);
+        watch_for_work_item(qp);
         defer(inner);
     } else {
         req::run(qp);

@@ -59,9 +59,14 @@ pub(crate) fn run(qp: &Qp<Rrxe>) {
 /// As [`run`], handing over to the QP's work item after `budget` packets.
 pub(crate) fn run_some(qp: &Qp<Rrxe>, budget: u32) {
     let inner = qp.data();
-    inner
-        .req_runner
-        .run(budget, || step(qp), || qp::work::defer(inner));
+    inner.req_runner.run(
+        budget,
+        || step(qp),
+        || {
+            qp::post::watch_for_work_item(qp);
+            qp::work::defer(inner)
+        },
+    );
 }
 
 /// A packet built under the lock, to be sent after it.
@@ -87,7 +92,8 @@ fn step(qp: &Qp<Rrxe>) -> bool {
         }
         match next_packet(qp, &mut st) {
             Next::Packet(b) => b,
-            Next::Idle => return false,
+            // WQEs posted without a system call are taken here.
+            Next::Idle => return qp::post::recheck(qp, &mut st),
             Next::Again => return true,
             Next::Done => {
                 drop(st);

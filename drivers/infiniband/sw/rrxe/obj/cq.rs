@@ -6,12 +6,19 @@
 //! lays it out; the kernel owns the producer index and reads the consumer index
 //! masked. A kernel CQ keeps `Wc` values in kernel memory, since kernel consumers get
 //! a `struct ib_wc` with fields no ring entry carries.
+//!
+//! A provider that took the doorbell arms a user CQ by writing `cq_arm` in the
+//! ring's header instead of calling REQ_NOTIFY_CQ; after each completion the
+//! kernel reads that word, past a barrier the provider pairs with
+//! ([`crate::proto::doorbell::cq_arm_take`]).
 
 use crate::abi::CqResp;
 use crate::{
     abi::CQE_SIZE,
     obj::{ring::Ring, Rrxe},
     params,
+    proto::doorbell::cq_arm_take,
+    stats::Counter,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::rdma::wr::WcStatus;
@@ -42,6 +49,9 @@ enum Store {
 /// A CQ's state behind its lock: the completions not yet polled.
 struct CqInner {
     store: Store,
+    /// The provider arms through the ring's `cq_arm` (a user CQ of a context
+    /// that took the doorbell).
+    ring_arm: bool,
     capacity: u32,
     /// `IB_EVENT_CQ_ERR` was raised, and no completion fit since.
     err_raised: bool,
@@ -104,16 +114,24 @@ fn new_store(cqe: u32, udata: Option<&UData>) -> Result<(Store, u32)> {
     }
 }
 
-pub(crate) fn create(attr: &CqInitAttr, udata: Option<&UData>) -> Result<(Arc<RrxeCq>, u32)> {
+pub(crate) fn create(
+    dev: &kernel::rdma::Device<Rrxe>,
+    attr: &CqInitAttr,
+    udata: Option<&UData>,
+) -> Result<(Arc<RrxeCq>, u32)> {
     if attr.flags != 0 {
         return Err(EOPNOTSUPP);
     }
     check_cqe(attr.cqe)?;
     let (store, capacity) = new_store(attr.cqe, udata)?;
+    let ring_arm = udata
+        .and_then(|u| u.ucontext(dev))
+        .is_some_and(|c| c.doorbell.cq_arm);
     let cq = Arc::pin_init(
         pin_init!(RrxeCq {
             state <- new_spinlock_irq!(CqInner {
                 store,
+                ring_arm,
                 capacity,
                 err_raised: false,
             }),
@@ -143,7 +161,11 @@ pub(crate) fn resize(cq: &Cq<Rrxe>, cqe: u32, udata: Option<&UData>) -> Result<u
         return Err(EINVAL);
     }
     match (&mut s.store, &mut new) {
-        (Store::User(old), Store::User(n)) => old.move_entries(n, true, uverbs::WC_SIZE)?,
+        (Store::User(old), Store::User(n)) => {
+            old.move_entries(n, true, uverbs::WC_SIZE)?;
+            // An arm the provider wrote stays armed in the new ring.
+            n.set_doorbell_word(old.doorbell_word());
+        }
         (Store::Kernel(old), Store::Kernel(n)) => {
             for i in 0..old.len {
                 n.wcs[i] = old.wcs[slot(old.head + i, old.wcs.len())];
@@ -181,6 +203,8 @@ pub(crate) struct Pushed {
     lost: bool,
     /// The loss raises `IB_EVENT_CQ_ERR`.
     raise: bool,
+    /// The provider's arm in the ring took this completion: raise the event.
+    ring_armed: bool,
 }
 
 impl Pushed {
@@ -191,6 +215,7 @@ impl Pushed {
             solicited: self.solicited || o.solicited,
             lost: self.lost || o.lost,
             raise: self.raise || o.raise,
+            ring_armed: self.ring_armed || o.ring_armed,
         }
     }
 
@@ -207,7 +232,10 @@ impl Pushed {
                 cq.raise(EventType::CqErr);
             }
         }
-        if self.added {
+        if self.ring_armed {
+            cq.device().data().stats.inc(Counter::DbCqEvents);
+            cq.notify_completion();
+        } else if self.added {
             let armed = inner.notify.load(Ordering::Acquire);
             if armed & CqNotifyFlag::NextComp as u32 != 0
                 || (armed & CqNotifyFlag::Solicited as u32 != 0 && self.solicited)
@@ -250,11 +278,21 @@ pub(crate) fn push(cq: &Cq<Rrxe>, wc: &Wc, solicited: bool) -> Pushed {
     let lost = res.is_err();
     let raise = lost && !s.err_raised;
     s.err_raised = lost;
+    let solicited = !lost && (solicited || wc.status != WcStatus::Success);
+    let ring_armed = match &s.store {
+        // After the producer index was published (`Ring::push`).
+        // Only a CQ with a completion channel can be armed: others pay nothing.
+        Store::User(q) if s.ring_arm && !lost && cq.has_completion_channel() => {
+            cq_arm_take(&q.cq_words(), solicited)
+        }
+        _ => false,
+    };
     Pushed {
         added: !lost,
-        solicited: !lost && (solicited || wc.status != WcStatus::Success),
+        solicited,
         lost,
         raise,
+        ring_armed,
     }
 }
 
@@ -282,6 +320,7 @@ pub(crate) fn peek(cq: &Cq<Rrxe>, n: usize) -> usize {
 
 pub(crate) fn req_notify(cq: &Cq<Rrxe>, flags: CqNotifyFlags) -> Result<bool> {
     let inner = cq.data();
+    cq.device().data().stats.inc(Counter::CqNotifyCalls);
     let want = flags.bits() & (CqNotifyFlag::Solicited as u32 | CqNotifyFlag::NextComp as u32);
     // Arming for the next completion overrides solicited-only, never the reverse.
     let cur = inner.notify.load(Ordering::Acquire);

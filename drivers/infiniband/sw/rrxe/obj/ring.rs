@@ -8,11 +8,18 @@
 //! Hardening: the header fields are written once and never read back; the kernel keeps
 //! its own layout. An index written by user space is masked before use, so every count
 //! is at most the capacity and every slot offset is in bounds, whatever the value.
+//!
+//! rrxe's doorbell (`uapi/rdma/rdma_user_rrxe.h`) adds one word at byte 320, in the
+//! header's padding and on a cache line of its own: a send queue's `sq_flags`,
+//! which only the kernel writes, and a completion queue's `cq_arm`, which the
+//! provider sets and the kernel clears ([`Ring::sq_words`], [`Ring::cq_words`]).
 
 use crate::abi::MmapInfo;
+use crate::proto::doorbell::{CqWords, SqWords};
 use kernel::{
     prelude::*,
     rdma::{shared_buf::SharedBuf, uverbs::UData},
+    sync::barrier::{smp_mb, Full},
 };
 
 /// Header offsets.
@@ -21,6 +28,10 @@ const HDR_MASK: usize = 4;
 const HDR_PRODUCER: usize = 128;
 const HDR_CONSUMER: usize = 256;
 const HDR_SIZE: usize = 384;
+/// The doorbell word: `sq_flags` or `cq_arm` (the offsets the doorbell's
+/// negotiation reports).
+pub(crate) const HDR_DOORBELL: usize = 320;
+const _: () = assert!(HDR_DOORBELL >= HDR_CONSUMER + 64 && HDR_DOORBELL + 4 <= HDR_SIZE);
 
 /// The smallest slot, one cache line, as rxe.
 const MIN_ELEM: usize = 64;
@@ -181,6 +192,12 @@ impl Ring {
         self.layout.count(self.theirs(HDR_PRODUCER), self.own)
     }
 
+    /// Entries posted and not yet consumed, by a producer index read before
+    /// (masked here).
+    pub(crate) fn posted_since(&self, producer: u32) -> u32 {
+        self.layout.count(producer, self.own)
+    }
+
     /// Snapshot of the oldest posted entry: `dst.len()` bytes, copied once.
     pub(crate) fn peek_posted(&self, dst: &mut [u8]) -> Result<bool> {
         if self.posted_count() == 0 {
@@ -219,6 +236,29 @@ impl Ring {
         self.buf.store_release(HDR_PRODUCER, self.layout.next(prod))
     }
 
+    /// The send-queue words of the doorbell handshake, for
+    /// [`SqWatch`](crate::proto::doorbell::SqWatch).
+    pub(crate) fn sq_words(&self) -> RingWords<'_> {
+        RingWords(self)
+    }
+
+    /// The completion-queue word of the doorbell handshake, for
+    /// [`cq_arm_take`](crate::proto::doorbell::cq_arm_take).
+    pub(crate) fn cq_words(&self) -> RingWords<'_> {
+        RingWords(self)
+    }
+
+    /// The doorbell word as user space left it (a CQ's arm, kept across a resize).
+    pub(crate) fn doorbell_word(&self) -> u32 {
+        self.buf.load_once(HDR_DOORBELL).unwrap_or(0)
+    }
+
+    /// Sets the doorbell word.
+    pub(crate) fn set_doorbell_word(&self, v: u32) {
+        // In bounds and aligned: cannot fail.
+        let _ = self.buf.store_once(HDR_DOORBELL, v);
+    }
+
     /// Moves the unconsumed entries of a kernel-produced queue (`produced`) or a
     /// user-produced one into `new`, oldest first, copying `used` bytes of each.
     /// `EINVAL` if they do not fit.
@@ -249,6 +289,39 @@ impl Ring {
             new.own = n;
         }
         new.buf.store_release(HDR_PRODUCER, n)
+    }
+}
+
+/// A ring's header words as the doorbell handshake
+/// ([`crate::proto::doorbell`]) uses them: a borrow of the ring, under its
+/// owner's lock.
+pub(crate) struct RingWords<'a>(&'a Ring);
+
+impl SqWords for RingWords<'_> {
+    fn producer_acquire(&self) -> u32 {
+        self.0.buf.load_acquire(HDR_PRODUCER).unwrap_or(0)
+    }
+
+    fn set_flags(&self, flags: u32) {
+        self.0.set_doorbell_word(flags);
+    }
+
+    fn full_fence(&self) {
+        smp_mb(Full);
+    }
+}
+
+impl CqWords for RingWords<'_> {
+    fn arm_load(&self) -> u32 {
+        self.0.doorbell_word()
+    }
+
+    fn arm_cmpxchg(&self, old: u32, new: u32) -> bool {
+        self.0.buf.cmpxchg(HDR_DOORBELL, old, new).unwrap_or(false)
+    }
+
+    fn full_fence(&self) {
+        smp_mb(Full);
     }
 }
 

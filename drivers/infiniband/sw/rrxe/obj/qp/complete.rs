@@ -3,7 +3,7 @@
 //! Completions of a QP's work requests, and the flush of a QP in the error
 //! state.
 
-use super::{cur_state, QpInner, BATCH};
+use super::{cur_state, post, QpInner, BATCH};
 use crate::{
     abi::{send_flags, wr_opcode as op},
     obj::cq,
@@ -324,6 +324,8 @@ pub(super) fn progress(
         };
         complete_send(qp, sig_all, st, status, out);
         st.set_state(QpState::Err);
+        // The flush that follows takes what was posted without a system call.
+        post::stop_watching(qp.device().data(), st);
         return true;
     }
     false
@@ -377,6 +379,7 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: WcStatus) {
                 complete_send(qp, inner.sq_sig_all, st, status, out);
             }
             st.set_state(QpState::Err);
+            post::stop_watching(qp.device().data(), st);
         }
         Some(out.push(qp, st))
     });
@@ -389,6 +392,10 @@ pub(crate) fn fail_front(qp: &Qp<Rrxe>, status: WcStatus) {
 /// Moves a QP to the error state after a local error on the receive side, and
 /// flushes it.
 pub(crate) fn fail(qp: &Qp<Rrxe>) {
-    qp.data().state.lock().set_state(QpState::Err);
+    {
+        let mut st = qp.data().state.lock();
+        st.set_state(QpState::Err);
+        post::stop_watching(qp.device().data(), &mut st);
+    }
     flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
 }

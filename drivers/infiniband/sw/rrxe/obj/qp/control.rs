@@ -6,7 +6,8 @@ use super::{
     complete::{flush, Completions},
     cur_state,
     pending::PendingList,
-    rx, timers, QpInner, RecvQueue, RespState, RrxeQp, Runner, SendQueue, TxInFlight, SPARE_ROOM,
+    post, rx, timers, QpInner, RecvQueue, RespState, RrxeQp, Runner, SendQueue, TxInFlight,
+    SPARE_ROOM,
 };
 use crate::abi::{CreateQpResp, MmapInfo};
 use crate::{
@@ -119,6 +120,11 @@ pub(crate) fn create(
     if let Some(u) = udata {
         resp.sq_mi = sq.publish(u)?;
     }
+    // The doorbell serves the send rings of a context whose provider took it.
+    let doorbell = udata
+        .and_then(|u| u.ucontext(pd.device()))
+        .filter(|c| c.doorbell.sq_watch)
+        .map(|_| post::SqDoorbell::default());
     a.cap.max_send_wr = capacity;
     a.cap.max_send_sge = lim.max_sge;
     a.cap.max_inline_data = lim.max_inline;
@@ -209,6 +215,7 @@ pub(crate) fn create(
                         read_ahead: ReadAhead::new(),
                         probe_oldest: false,
                         peer_on_host: false,
+                        doorbell,
                         counted_busy: false,
                         destroyed: false,
                     },
@@ -252,7 +259,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: QpAttrMask, max_mtu: Mtu) 
     // Before the QP's lock: this takes the device list's mutex.
     let peer_on_host =
         (mask & m::AV != 0).then(|| crate::obj::device::gid_is_on_host(&a.ah_attr.dgid));
-    let new_state_is_err = {
+    let (new_state_is_err, refetch) = {
         let mut st = inner.state.lock();
         // The state the caller believes the QP in chooses the transition
         // checked, as in rxe: the MAD layer recovers QP1 from a send error with
@@ -352,6 +359,9 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: QpAttrMask, max_mtu: Mtu) 
             s.en_sqd_async_notify = a.en_sqd_async_notify;
         }
         st.set_state(new);
+        // Posts ring again outside RTS; any the provider made without a system
+        // call before it saw that are fetched below, or flushed.
+        let raced = new != QpState::Rts && post::stop_watching(qp.device().data(), &mut st);
         if let Some(on_host) = peer_on_host {
             st.sq.peer_on_host = on_host;
         }
@@ -386,10 +396,14 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: QpAttrMask, max_mtu: Mtu) 
             st.kept_reads.clear();
             st.timers.forget();
         }
-        new == QpState::Err
+        (new == QpState::Err, raced && new != QpState::Err)
     };
     if new_state_is_err {
         flush(qp, &mut Completions::new_or_none(GFP_KERNEL));
+    }
+    if refetch {
+        // As their POST_SEND would have: taken in SQD, refused in RESET.
+        let _ = post::fetch(qp);
     }
     Ok(())
 }
@@ -431,6 +445,18 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let (retry_left, rnr_left, ack_wait, resending) =
             st.timers.details(sq.sent_psn != sq.comp_psn);
         let (ack_timeout_us, answer_time_us) = timers::ack_timeout_details(&st);
+        // The doorbell's state and counts (the netlink attributes are u32).
+        let db = sq.doorbell.as_ref().map(|d| {
+            let c = |v: u64| v.min(u32::MAX.into()) as u32;
+            (
+                u32::from(d.watched()),
+                c(d.arms),
+                c(d.disarms),
+                c(d.rechecks),
+                c(d.races),
+                c(d.rings),
+            )
+        });
         (
             [
                 (c"sq_psn", sq.psn, true),
@@ -451,6 +477,12 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 (c"answers_queued", st.resp_tx.len() as u32, false),
                 (c"rx_queued", rx_queued, false),
                 (c"tx_in_flight", inner.tx.count(), false),
+                (c"db_watched", db.map_or(0, |d| d.0), false),
+                (c"db_arms", db.map_or(0, |d| d.1), false),
+                (c"db_disarms", db.map_or(0, |d| d.2), false),
+                (c"db_rechecks", db.map_or(0, |d| d.3), false),
+                (c"db_races", db.map_or(0, |d| d.4), false),
+                (c"db_rings", db.map_or(0, |d| d.5), false),
             ],
             head_details(sq.pending.get(0)),
         )
@@ -498,6 +530,7 @@ pub(crate) fn destroy(qp: &Qp<Rrxe>) -> Result {
     // this: the QP is unpublished.
     let rings = {
         let mut st = qp.data().state.lock();
+        post::stop_watching(dev, &mut st);
         st.sq.destroyed = true;
         st.sq.recount(&dev.busy_qps);
         (st.sq.ring.take(), st.rq.take())

@@ -147,6 +147,8 @@ pub(crate) struct SendQueue {
     /// The destination GID (RC, UC) is one of an rrxe device's on this host, so
     /// the peer's receive path runs on this host's CPUs (`crate::engine::doorbell`).
     peer_on_host: bool,
+    /// The doorbell's state, for a user QP whose provider took it.
+    pub(crate) doorbell: Option<post::SqDoorbell>,
     /// This queue is counted in the device's `busy_qps`.
     counted_busy: bool,
     /// The QP was destroyed: it no longer counts as busy, though `pending` keeps

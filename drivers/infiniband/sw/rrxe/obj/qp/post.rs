@@ -8,7 +8,7 @@ use super::{
     cur_state, path_mtu_bytes,
     pending::PendingList,
     work::defer,
-    BATCH,
+    QpInner, RrxeQp, SendQueue, BATCH,
 };
 use crate::{
     obj::device::RrxeDevice,
@@ -16,7 +16,8 @@ use crate::{
     obj::wqe::{self, Bad, Pending, SendWqe},
     obj::Rrxe,
     params,
-    proto::qp_state::QpState,
+    proto::{doorbell::SqWatch, qp_state::QpState},
+    stats::Counter,
 };
 use kernel::{
     prelude::*,
@@ -37,6 +38,8 @@ pub(crate) const LOCAL_SEND_MAX_PACKETS: u32 = 8;
 /// choice of where to send from.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct FetchedPosts {
+    /// A valid WQE was taken.
+    taken: bool,
     /// Earlier WQEs were still queued (unsent or unacknowledged).
     pub(crate) behind_others: bool,
     /// WQEs were taken, each unsignaled and answered by a response (a READ, an
@@ -56,6 +59,82 @@ pub(crate) struct FetchedPosts {
     pub(crate) peer_on_host: bool,
 }
 
+impl FetchedPosts {
+    /// Nothing taken yet: each "every WQE" flag holds until a WQE breaks it.
+    fn new() -> Self {
+        Self {
+            one_packet_each: true,
+            sends_only: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// Takes one batch of the WQEs posted beyond those already fetched into
+/// `pending`, under the QP lock, each copied once and checked from the copy.
+fn take_batch(
+    dev: &RrxeDevice,
+    pd_id: PdId,
+    mtu: u32,
+    sq: &mut SendQueue,
+    posts: &mut FetchedPosts,
+) -> Result<Fetched> {
+    let Some(ring) = sq.ring.as_ref() else {
+        return Err(EINVAL);
+    };
+    let elem = ring.layout().elem_size().min(sq.fetch_buf.len());
+    let slot = &mut sq.fetch_buf[..elem];
+    // Only slots beyond the ones already fetched are new.
+    let posted = ring.posted_count() as usize;
+    let from = sq.pending.len();
+    // A producer index moved back (only a hostile user's) posts nothing.
+    let to = posted.max(from).min(from + BATCH);
+    if sq.pending.room() < to - from {
+        // Twice the storage (a growing queue allocates a few times only), within
+        // the SQ's size, for all posted.
+        let twice = (2 * sq.pending.storage_len()).max(BATCH);
+        return Ok(Fetched::Grow(twice.min(sq.capacity as usize).max(posted)));
+    }
+    let mut take = || -> Result {
+        for k in from..to {
+            ring.read_posted(k as u32, slot)?;
+            // Parsed where it stays: a WQE moved is a memcpy.
+            let p = sq.pending.push_slot()?;
+            wqe::parse_user_send_into(slot, &sq.lim, p);
+            if let Pending::Wqe(w) = p {
+                if let Err(why) = check_dest(dev, pd_id, w) {
+                    let wr_id = w.wr_id;
+                    *p = Pending::Bad { wr_id, why };
+                }
+            }
+            if let Pending::Wqe(w) = p {
+                posts.one_packet_each &= w.length <= mtu;
+                posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
+                posts.unsignaled_reads &=
+                    w.needs_response() && w.flags & crate::abi::send_flags::SIGNALED == 0;
+                posts.sends_only &= wqe::is_send(w.opcode);
+                posts.taken = true;
+            } else {
+                // Its error completion is reported whatever its flags.
+                posts.unsignaled_reads = false;
+            }
+        }
+        Ok(())
+    };
+    let took = take();
+    // Also when a read failed after some WQEs were taken.
+    sq.recount(&dev.busy_qps);
+    took?;
+    posts.peer_on_host = sq.peer_on_host;
+    Ok(if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
+        Fetched::BadHead
+    } else if to < posted {
+        Fetched::More
+    } else {
+        Fetched::All
+    })
+}
+
 /// Takes the new WQEs of a user send queue into kernel memory, each copied once,
 /// in batches.
 ///
@@ -67,14 +146,9 @@ pub(crate) fn fetch(qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
     let inner = qp.data();
     let mut first = true;
     let mut posts = FetchedPosts {
-        behind_others: false,
         unsignaled_reads: !inner.sq_sig_all,
-        one_packet_each: true,
-        sends_only: true,
-        long_message: false,
-        peer_on_host: false,
+        ..FetchedPosts::new()
     };
-    let mut taken = false;
     loop {
         let next = {
             let mut st = inner.state.lock();
@@ -83,71 +157,21 @@ pub(crate) fn fetch(qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                 // WQE was taken: a reset racing a later batch is not the post's error.
                 QpState::Reset | QpState::Init | QpState::Rtr if first => return Err(EINVAL),
                 QpState::Reset | QpState::Init | QpState::Rtr => {
-                    posts.unsignaled_reads &= taken;
+                    posts.unsignaled_reads &= posts.taken;
                     return Ok(posts);
                 }
                 QpState::Err => Fetched::Flush,
                 _ => {
-                    let pd_id = inner.pd_id;
                     let mtu = path_mtu_bytes(&st);
                     let sq = &mut st.sq;
-                    let Some(ring) = sq.ring.as_ref() else {
-                        return Err(EINVAL);
-                    };
-                    let elem = ring.layout().elem_size().min(sq.fetch_buf.len());
-                    let slot = &mut sq.fetch_buf[..elem];
-                    // Only slots beyond the ones already fetched are new.
-                    let posted = ring.posted_count() as usize;
-                    let from = sq.pending.len();
-                    posts.behind_others |= first && from > 0;
-                    // A producer index moved back (only a hostile user's)
-                    // posts nothing.
-                    let to = posted.max(from).min(from + BATCH);
-                    if sq.pending.room() < to - from {
-                        // Twice the storage (a growing queue allocates a few
-                        // times only), within the SQ's size, for all posted.
-                        let twice = (2 * sq.pending.storage_len()).max(BATCH);
-                        Fetched::Grow(twice.min(sq.capacity as usize).max(posted))
-                    } else {
-                        let mut take = || -> Result {
-                            for k in from..to {
-                                ring.read_posted(k as u32, slot)?;
-                                // Parsed where it stays: a WQE moved is a memcpy.
-                                let p = sq.pending.push_slot()?;
-                                wqe::parse_user_send_into(slot, &sq.lim, p);
-                                if let Pending::Wqe(w) = p {
-                                    if let Err(why) = check_dest(dev, pd_id, w) {
-                                        let wr_id = w.wr_id;
-                                        *p = Pending::Bad { wr_id, why };
-                                    }
-                                }
-                                if let Pending::Wqe(w) = p {
-                                    posts.one_packet_each &= w.length <= mtu;
-                                    posts.long_message |= w.length > LOCAL_SEND_MAX_PACKETS * mtu;
-                                    posts.unsignaled_reads &= w.needs_response()
-                                        && w.flags & crate::abi::send_flags::SIGNALED == 0;
-                                    posts.sends_only &= wqe::is_send(w.opcode);
-                                    taken = true;
-                                } else {
-                                    // Its error completion is reported whatever its flags.
-                                    posts.unsignaled_reads = false;
-                                }
-                            }
-                            Ok(())
-                        };
-                        let took = take();
-                        // Also when a read failed after some WQEs were taken.
-                        sq.recount(&dev.busy_qps);
-                        took?;
-                        posts.peer_on_host = sq.peer_on_host;
-                        if matches!(sq.pending.front(), Some(Pending::Bad { .. })) {
-                            Fetched::BadHead
-                        } else if to < posted {
-                            Fetched::More
-                        } else {
-                            Fetched::All
+                    if first {
+                        if let Some(db) = sq.doorbell.as_mut() {
+                            db.rings += 1;
+                            dev.stats.inc(Counter::DbRings);
                         }
                     }
+                    posts.behind_others |= first && !sq.pending.is_empty();
+                    take_batch(dev, inner.pd_id, mtu, sq, &mut posts)?
                 }
             }
         };
@@ -160,7 +184,7 @@ pub(crate) fn fetch(qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
             }
             Fetched::More => first = false,
             Fetched::All => {
-                posts.unsignaled_reads &= taken;
+                posts.unsignaled_reads &= posts.taken;
                 return Ok(posts);
             }
             // Reported, and the QP failed, now rather than when the requester
@@ -271,4 +295,161 @@ pub(crate) fn post_recv(qp: &Qp<Rrxe>, wr: &RecvWr<'_>) -> Result {
         flush(qp, &mut Completions::new_or_none(GFP_ATOMIC));
     }
     Ok(())
+}
+
+/// A user send queue's side of the doorbell (`uapi/rdma/rdma_user_rrxe.h`): the
+/// promise in its ring's `sq_flags` and what became of it.
+///
+/// Part of the [`SendQueue`], under the QP lock; present for the QPs of a
+/// context whose provider took the doorbell. The counts are shown by
+/// `rdma resource show qp -dd`.
+#[derive(Default)]
+pub(crate) struct SqDoorbell {
+    /// The kernel's copy of `sq_flags`.
+    watch: SqWatch,
+    /// A re-check found no room in `pending`: the QP's work item grows it to
+    /// this many entries (0: nothing to do), outside any lock.
+    grow_to: usize,
+    pub(crate) arms: u64,
+    pub(crate) disarms: u64,
+    pub(crate) rechecks: u64,
+    pub(crate) races: u64,
+    pub(crate) rings: u64,
+}
+
+impl SqDoorbell {
+    /// Whether posts now skip the system call.
+    pub(crate) fn watched(&self) -> bool {
+        self.watch.is_watched()
+    }
+}
+
+/// The requester found nothing to send: takes what the user posted without a
+/// system call, and keeps the doorbell's promise true. Called by the requester
+/// (`crate::engine::req`) under the QP lock, in RTS, each time it runs out of
+/// packets; returns whether WQEs were taken, so it looks again.
+///
+/// The promise (`RRXE_SQ_WATCHED`) is made only while WQEs are unfinished, since
+/// each one's progress (its ACK, response or completion, a timer, a released
+/// packet) runs the requester again, and so this re-check. Once none is left,
+/// nothing would: the promise is withdrawn, and the producer index read again
+/// after the barrier the provider pairs with, so that a post which still saw
+/// the promise is taken here.
+pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
+    let mtu = path_mtu_bytes(st);
+    let sq = &mut st.sq;
+    let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
+        return false;
+    };
+    let dev = qp.device().data();
+    let mut found = ring.posted_count() as usize > sq.pending.len();
+    if !found {
+        if !sq.pending.is_empty() {
+            if db.watch.arm(&ring.sq_words(), 0) {
+                db.arms += 1;
+                dev.stats.inc(Counter::DbArms);
+            }
+            return false;
+        }
+        let Some(prod) = db.watch.disarm(&ring.sq_words()) else {
+            return false;
+        };
+        db.disarms += 1;
+        dev.stats.inc(Counter::DbDisarms);
+        found = ring.posted_since(prod) != 0;
+        if !found {
+            return false;
+        }
+        db.races += 1;
+        dev.stats.inc(Counter::DbRaces);
+    }
+    let before = sq.pending.len();
+    let mut posts = FetchedPosts::new();
+    match take_batch(dev, qp.data().pd_id, mtu, sq, &mut posts) {
+        Ok(Fetched::Grow(want)) => {
+            // No allocation here (a softirq may run this): the work item grows
+            // the list and runs the requester, which comes back here. The
+            // promise stands meanwhile: that run is bound to happen.
+            if let Some(db) = sq.doorbell.as_mut() {
+                db.grow_to = want;
+                if let Some(ring) = sq.ring.as_ref() {
+                    if db.watch.arm(&ring.sq_words(), 0) {
+                        db.arms += 1;
+                        dev.stats.inc(Counter::DbArms);
+                    }
+                }
+            }
+            defer(qp.data());
+            false
+        }
+        // Cannot fail: the slots read are below the posted count.
+        Err(_) => false,
+        Ok(_) => {
+            let n = sq.pending.len() - before;
+            if let Some(db) = sq.doorbell.as_mut() {
+                db.rechecks += n as u64;
+            }
+            dev.stats.add(Counter::DbRechecks, n as u64);
+            n != 0
+        }
+    }
+}
+
+/// Makes the doorbell's promise because the QP's work item is about to be
+/// queued, which runs the requester and so its re-check; called before the work
+/// item is queued, never under the QP lock. A hand-off of a stream of READs
+/// needs it: each is answered while the requester still runs, so it finds
+/// nothing unfinished and would not promise.
+pub(crate) fn watch_for_work_item(qp: &Qp<Rrxe>) {
+    let mut st = qp.data().state.lock();
+    if cur_state(&st) != QpState::Rts {
+        return;
+    }
+    let sq = &mut st.sq;
+    if let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) {
+        if db.watch.arm(&ring.sq_words(), 0) {
+            db.arms += 1;
+            qp.device().data().stats.inc(Counter::DbArms);
+        }
+    }
+}
+
+/// Withdraws the doorbell's promise of a QP leaving RTS (to SQD, the error
+/// state or a reset), under its lock: posts ring again from now on. Returns
+/// whether WQEs were posted without a system call and not yet fetched; in the
+/// error state the flush takes them, otherwise the caller fetches them.
+pub(crate) fn stop_watching(dev: &RrxeDevice, st: &mut QpInner) -> bool {
+    let sq = &mut st.sq;
+    let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
+        return false;
+    };
+    if db.watch.disarm(&ring.sq_words()).is_none() {
+        return false;
+    }
+    db.disarms += 1;
+    dev.stats.inc(Counter::DbDisarms);
+    ring.posted_count() as usize > sq.pending.len()
+}
+
+/// Grows a send queue's pending list as a re-check asked ([`recheck`]), from the
+/// QP's work item, before it runs the requester. Sleeps: no lock or RCU section
+/// may be held.
+pub(crate) fn grow_deferred(inner: &RrxeQp) {
+    let want = match inner.state.lock().sq.doorbell.as_mut() {
+        Some(db) => core::mem::take(&mut db.grow_to),
+        None => return,
+    };
+    if want == 0 {
+        return;
+    }
+    // Charged to the user, as a deep queue's list may be large. On failure the
+    // requester's next re-check asks again.
+    if let Ok(bigger) = PendingList::storage(want, kernel::alloc::flags::GFP_KERNEL_ACCOUNT) {
+        let mut st = inner.state.lock();
+        if st.sq.pending.storage_len() < want {
+            let old = st.sq.pending.move_to(bigger);
+            drop(st);
+            drop(old);
+        }
+    }
 }
