@@ -82,6 +82,56 @@ require_libibverbs() {
 RRXE_KO=${RRXE_KO:-/cache/module-${RRXE_FLAVOUR:-test}/rrxe.ko}
 load_rrxe() { if [ -f "$RRXE_KO" ]; then insmod "$RRXE_KO"; else modprobe rrxe; fi; }
 
+# The rxe provider (rdma-core's user-space driver for rrxe and rdma_rxe). The
+# guest image installs rdma-core's rxe provider patched for rrxe's doorbell
+# (tools/provider/) in its place, and keeps the stock one beside it:
+#   RRXE_PROVIDER=doorbell  the patched provider (the default);
+#   RRXE_PROVIDER=stock     the stock one: RDMAV_DRIVERS names it, and
+#                           libibverbs loads RDMAV_DRIVERS' providers before
+#                           the installed ones; the first match wins.
+# use_provider doorbell|stock switches for the commands that follow. Where
+# there is no stock/ copy (not the rrxe guest), the installed provider is used.
+RRXE_STOCK_PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/stock/librxe
+use_provider() {
+	case $1 in
+	doorbell) [ "${RDMAV_DRIVERS:-}" != "$RRXE_STOCK_PROVIDER" ] || unset RDMAV_DRIVERS ;;
+	stock) if compgen -G "$RRXE_STOCK_PROVIDER-rdmav*.so" >/dev/null; then export RDMAV_DRIVERS=$RRXE_STOCK_PROVIDER; fi ;;
+	*) echo "use_provider: '$1' is neither doorbell nor stock" >&2; return 1 ;;
+	esac
+	RRXE_PROVIDER=$1
+}
+use_provider "${RRXE_PROVIDER:-doorbell}" || exit 1
+# provider_file DEV: the provider file that libibverbs, in this environment,
+# uses for DEV (the library holding its post_send).
+provider_file() {
+	python3 - "$1" <<'PY'
+import ctypes, sys
+ib = ctypes.CDLL("libibverbs.so.1")
+ib.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
+ib.ibv_get_device_name.argtypes = [ctypes.c_void_p]
+ib.ibv_get_device_name.restype = ctypes.c_char_p
+ib.ibv_open_device.argtypes = [ctypes.c_void_p]
+ib.ibv_open_device.restype = ctypes.c_void_p
+devs = ib.ibv_get_device_list(None)
+i = 0
+while devs and devs[i] and ib.ibv_get_device_name(devs[i]).decode() != sys.argv[1]:
+    i += 1
+ctx = ib.ibv_open_device(devs[i]) if devs and devs[i] else None
+if not ctx:
+    sys.exit("provider_file: cannot open %s" % sys.argv[1])
+# struct ibv_context: the device pointer, then ops, whose 26th entry is post_send.
+fn = ctypes.c_void_p.from_address(ctx + 8 + 25 * 8).value
+for line in open("/proc/self/maps"):
+    f = line.split()
+    lo, hi = (int(x, 16) for x in f[0].split("-"))
+    if lo <= fn < hi and len(f) > 5:
+        print(f[5])
+        break
+else:
+    sys.exit("provider_file: post_send of %s is in no mapped file" % sys.argv[1])
+PY
+}
+
 # wait_for SECS CMD...: poll until CMD succeeds; every wait has a time-out.
 wait_for() {
 	local secs=$1 t=0; shift
