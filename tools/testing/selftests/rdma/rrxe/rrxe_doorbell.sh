@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The doorbell (uapi/rdma/rdma_user_rrxe.h) as a user sees it: how many write()
+# system calls a perftest client makes per posted work request, with the rxe
+# provider patched for the doorbell (tools/provider/) and with the stock one.
+# The count is the client's syscw (/proc/PID/io, syscalls.py): that of a run of
+# ITERS iterations less that of a run of 50, so set-up and tear-down cancel out.
+#  - streams (ib_write_bw, ib_send_bw, ib_read_bw at 64 B and 4 KiB) make at
+#    most 0.01 write() per WR with the doorbell, and 1 with the stock provider;
+#  - a ping-pong (ib_send_lat) makes at most 1 per iteration: its post finds
+#    the QP idle and rings (Documentation/data-path.rst);
+#  - ibv_rc_pingpong -e arms its CQ through the ring: rrxe0 sees no
+#    REQ_NOTIFY_CQ, where the stock provider makes one per event;
+#  - the patched provider on rdma_rxe, which offers nothing, rings every post;
+#  - every QP's promise is withdrawn once the traffic ends (db_arms equals
+#    db_disarms), also after perftest is killed mid-stream (1 and 64 QPs),
+#    and rrxe0 saw no ICRC error. The guest then checks kmemleak and dmesg.
+cd "$(dirname "$0")" && . ./lib.sh
+ITERS=${RRXE_DOORBELL_ITERS:-3000}
+BASE=50
+PP_ITERS=${RRXE_DOORBELL_PP_ITERS:-200}
+STREAMS=("ib_write_bw 64" "ib_write_bw 4096" "ib_send_bw 64" "ib_send_bw 4096"
+	"ib_read_bw 64" "ib_read_bw 4096")
+PLAN=$((2 + ${#STREAMS[@]} + 8))
+require_rrxe
+require_cmd ib_write_bw ib_send_bw ib_read_bw ib_send_lat ibv_rc_pingpong python3
+require_module rdma_rxe
+ktap_print_header
+ktap_set_plan $PLAN
+NSA="ip netns exec a"
+NSB="ip netns exec b"
+
+# count TOOL SIZE ITERS CDEV SDEV CNS SNS SRV_IP: runs a server and a client and
+# prints the client's syscw; fails, printing why, if either side fails.
+count() {
+	local tool=$1 size=$2 n=$3 cdev=$4 sdev=$5 cns=$6 sns=$7 ip=$8 sg cg out spid crc src
+	sg=$(gid_index "$sdev" 4) && cg=$(gid_index "$cdev" 4) || { echo "no IPv4 GID"; return 1; }
+	out=$(mktemp)
+	local args=(-d "$sdev" -x "$sg" -s "$size" -n "$n")
+	[ "$tool" = ibv_rc_pingpong ] && args=(-d "$sdev" -g "$sg" -s "$size" -n "$n" -e)
+	ip netns exec "$sns" timeout 120 "$tool" "${args[@]}" >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_listen 20 "$spid" 18515; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		echo "server did not start: $(tail -n 3 "$out.s" | tr '\n' ' ')"
+		rm -f "$out" "$out.s"; return 1
+	fi
+	args=(-d "$cdev" -x "$cg" -s "$size" -n "$n" "$ip")
+	[ "$tool" = ibv_rc_pingpong ] && args=(-d "$cdev" -g "$cg" -s "$size" -n "$n" -e "$ip")
+	ip netns exec "$cns" timeout 120 python3 ./syscalls.py "$tool" "${args[@]}" >"$out.c" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+		echo "client exit $crc, server exit $src: $(grep -v '^-*$' "$out.c" | head -n 4 | tr '\n' ' ')"
+		rm -f "$out" "$out.s" "$out.c"; return 1
+	fi
+	awk '$1 == "syscw" { print $2 }' "$out.c"
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# pingpong_notify: runs ibv_rc_pingpong -e rrxe0 -> rrxe1 and prints the
+# client device's REQ_NOTIFY_CQ verbs and ring-armed events in it (the
+# provider arms through an ioctl, which syscw does not count).
+pingpong_notify() {
+	local c0 e0
+	c0=$(stat_of rrxe0 cq_notify_calls) e0=$(stat_of rrxe0 db_cq_events)
+	count ibv_rc_pingpong 64 "$PP_ITERS" rrxe0 rrxe1 a b 10.0.0.2 >/dev/null || return 1
+	echo "$(($(stat_of rrxe0 cq_notify_calls) - c0)) $(($(stat_of rrxe0 db_cq_events) - e0))"
+}
+
+# rate TOOL SIZE CDEV SDEV CNS SNS SRV_IP: write() calls per iteration.
+rate() {
+	local hi lo
+	hi=$(count "$1" "$2" "$ITERS" "${@:3}") || { echo "$hi"; return 1; }
+	lo=$(count "$1" "$2" "$BASE" "${@:3}") || { echo "$lo"; return 1; }
+	awk -v hi="$hi" -v lo="$lo" -v n=$((ITERS - BASE)) 'BEGIN { printf "%.4f\n", (hi - lo) / n }'
+}
+
+# at_most NAME RATE MAX: the case passes when RATE (a number) is at most MAX.
+at_most() {
+	if [[ $2 =~ ^-?[0-9.]+$ ]] && awk -v r="$2" -v m="$3" 'BEGIN { exit !(r <= m) }'; then
+		ok "$1 # $2 write() per WR"
+	else
+		not_ok "$1 # $2, more than $3 write() per WR"
+	fi
+}
+
+if ! setup_topology; then
+	for _ in $(seq $PLAN); do not_ok "topology set-up failed"; done
+	ktap_finished
+fi
+check "rrxe0 and rrxe1 are created" sh -c \
+	"$NSA rdma link add rrxe0 type rrxe netdev veth0 && $NSB rdma link add rrxe1 type rrxe netdev veth1"
+use_provider doorbell
+stock=$(use_provider stock && provider_file rrxe0)
+patched=$(use_provider doorbell && provider_file rrxe0)
+if [[ $stock == */stock/* ]] && [[ $patched != */stock/* ]] && [ -n "$patched" ]; then
+	ok "the doorbell provider is the default, the stock one selectable # $patched"
+else
+	not_ok "provider selection # doorbell: '$patched', stock: '$stock'"
+fi
+
+ctx0=$(stat_of rrxe0 db_contexts)
+for s in "${STREAMS[@]}"; do
+	read -r tool size <<<"$s"
+	r=$(rate "$tool" "$size" rrxe0 rrxe1 a b 10.0.0.2)
+	at_most "$tool $size B, rrxe0 -> rrxe1, doorbell provider" "$r" 0.01
+done
+diag "rrxe0: $(nonzero_stats rrxe0 | grep -o 'db_[a-z_]* [0-9]*' | tr '\n' ' ')"
+
+use_provider stock
+r=$(rate ib_write_bw 64 rrxe0 rrxe1 a b 10.0.0.2)
+if [[ $r =~ ^[0-9.]+$ ]] && awk -v r="$r" 'BEGIN { exit !(r >= 0.99 && r <= 1.01) }'; then
+	ok "ib_write_bw 64 B, stock provider: one write() per WR # $r"
+else
+	not_ok "ib_write_bw 64 B, stock provider # $r write() per WR, not 1"
+fi
+pp_stock=$(pingpong_notify)
+use_provider doorbell
+
+r=$(rate ib_send_lat 2 rrxe0 rrxe1 a b 10.0.0.2)
+at_most "ib_send_lat 2 B, doorbell provider: at most one per iteration" "$r" 1.01
+
+pp=$(pingpong_notify)
+read -r calls_s events_s <<<"$pp_stock"
+read -r calls_d events_d <<<"$pp"
+if [ -n "$calls_d" ] && [ -n "$calls_s" ] && [ "$calls_s" -ge "$PP_ITERS" ] && [ "$events_s" = 0 ] &&
+	[ "$calls_d" -le 1 ] && [ "$events_d" -ge "$PP_ITERS" ]; then
+	ok "ibv_rc_pingpong -e arms its CQ without a system call # REQ_NOTIFY_CQ: $calls_d, ring-armed events: $events_d (stock: $calls_s, $events_s)"
+else
+	not_ok "ibv_rc_pingpong -e # REQ_NOTIFY_CQ and ring-armed events: doorbell '$pp', stock '$pp_stock'"
+fi
+ctx1=$(stat_of rrxe0 db_contexts)
+check "the doorbell provider took the doorbell (db_contexts $ctx0 -> $ctx1)" test "$ctx1" -gt "$ctx0"
+
+# The patched provider where nothing is offered: rdma_rxe.
+if setup_rxe_pair; then
+	r=$(rate ib_write_bw 64 rxe2 rxe3 c d 10.0.1.2)
+	if [[ $r =~ ^[0-9.]+$ ]] && awk -v r="$r" 'BEGIN { exit !(r >= 0.99 && r <= 1.01) }'; then
+		ok "ib_write_bw 64 B on rdma_rxe, doorbell provider: one write() per WR # $r"
+	else
+		not_ok "ib_write_bw 64 B on rdma_rxe, doorbell provider # $r"
+	fi
+	ip netns exec c rdma link del rxe2
+	ip netns exec d rdma link del rxe3
+	ip netns del c
+	ip netns del d
+else
+	not_ok "ib_write_bw 64 B on rdma_rxe # rdma_rxe pair set-up failed"
+fi
+
+# idle: no QP of rrxe0 or rrxe1 is watched (every arm was followed by its
+# disarm), and no user QP is left.
+idle() {
+	local d a
+	for d in rrxe0 rrxe1; do
+		a=$(stat_of "$d" db_arms)
+		[ "$a" = "$(stat_of "$d" db_disarms)" ] || { echo "$d: db_arms $a, db_disarms $(stat_of "$d" db_disarms)"; return 1; }
+		! rdma resource show qp link "$d/1" | grep -q "type RC" || { echo "$d: QPs left"; return 1; }
+	done
+}
+check "every promise withdrawn once idle (db_arms = db_disarms)" wait_for 10 idle
+
+# killed_stream TOOL ARGS...: a perftest pair rrxe0 -> rrxe1 for 20 s, killed
+# with SIGKILL (both ends) after 4 s, while the client's QPs are watched.
+killed_stream() {
+	local sg cg spid cpid arms
+	sg=$(gid_index rrxe1 4) && cg=$(gid_index rrxe0 4) || return 1
+	$NSB timeout 60 "$@" -d rrxe1 -x "$sg" -D 20 >/dev/null 2>&1 &
+	spid=$!
+	wait_listen 20 "$spid" 18515 || { kill "$spid"; wait; echo "server did not start"; return 1; }
+	arms=$(stat_of rrxe0 db_arms)
+	$NSA timeout 60 "$@" -d rrxe0 -x "$cg" -D 20 10.0.0.2 >/dev/null 2>&1 &
+	cpid=$!
+	sleep 4
+	pkill -9 -x "$1"
+	wait "$spid" "$cpid" 2>/dev/null
+	[ "$(stat_of rrxe0 db_arms)" -gt "$arms" ] || { echo "the stream was never watched"; return 1; }
+	wait_for 10 idle || { idle; return 1; }
+}
+check "ib_write_bw 64 B killed mid-stream: promises withdrawn, QPs gone" killed_stream ib_write_bw -s 64
+check "ib_write_bw 4 KiB over 64 QPs killed mid-stream" killed_stream ib_write_bw -s 4096 -q 64
+check "rrxe0 saw no ICRC errors" test "$(stat_of rrxe0 rcv_icrc_err)" = 0
+$NSA rdma link del rrxe0
+$NSB rdma link del rrxe1
+ip netns del a
+ip netns del b
+ktap_finished
