@@ -445,6 +445,11 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let (retry_left, rnr_left, ack_wait, resending) =
             st.timers.details(sq.sent_psn != sq.comp_psn);
         let (ack_timeout_us, answer_time_us) = timers::ack_timeout_details(&st);
+        // WQEs in the user's send ring the kernel has not taken: while the QP
+        // is not watched, a post that has not rung yet.
+        let unfetched = sq.ring.as_ref().map_or(0, |r| {
+            (r.posted_count() as usize).saturating_sub(sq.pending.len()) as u32
+        });
         // The doorbell's state and counts (the netlink attributes are u32).
         let db = sq.doorbell.as_ref().map(|d| {
             let c = |v: u64| v.min(u32::MAX.into()) as u32;
@@ -477,6 +482,7 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 (c"answers_queued", st.resp_tx.len() as u32, false),
                 (c"rx_queued", rx_queued, false),
                 (c"tx_in_flight", inner.tx.count(), false),
+                (c"sq_unfetched", unfetched, false),
                 (c"db_watched", db.map_or(0, |d| d.0), false),
                 (c"db_arms", db.map_or(0, |d| d.1), false),
                 (c"db_disarms", db.map_or(0, |d| d.2), false),
