@@ -569,6 +569,9 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpInner, out_of_turn: bool) -> Next {
         st.sq.sent_psn = st.sq.psn;
     }
     st.sq.noack = if ack_req { 0 } else { st.sq.noack + 1 };
+    if ack_req {
+        st.sq.asked_psn = psn_add(pkt_psn, span);
+    }
     if last {
         st.sq.req_idx += 1;
         st.sq.req_off = 0;

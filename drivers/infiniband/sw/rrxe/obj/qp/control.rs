@@ -210,6 +210,7 @@ pub(crate) fn create(
                         comp_psn: 0,
                         sent_psn: 0,
                         noack: 0,
+                        asked_psn: 0,
                         rd_outstanding: 0,
                         window: SendWindow::new(),
                         read_ahead: ReadAhead::new(),
@@ -374,6 +375,7 @@ pub(crate) fn modify(qp: &Qp<Rrxe>, a: &QpAttr, mask: QpAttrMask, max_mtu: Mtu) 
             st.sq.psn = st.attr.sq_psn;
             st.sq.comp_psn = st.attr.sq_psn;
             st.sq.sent_psn = st.attr.sq_psn;
+            st.sq.asked_psn = st.attr.sq_psn;
             st.sq.read_ahead.clear();
         }
         if mask & m::RQ_PSN != 0 {

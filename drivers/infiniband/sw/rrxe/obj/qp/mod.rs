@@ -134,6 +134,9 @@ pub(crate) struct SendQueue {
     pub(crate) sent_psn: u32,
     /// Packets sent since the last one that asked for an ACK (RC).
     pub(crate) noack: u32,
+    /// One past the last packet that asked for an ACK (RC): while `comp_psn` is
+    /// behind it, an ACK is due.
+    pub(crate) asked_psn: u32,
     /// RDMA READs sent and not yet answered in full (bounded by max_rd_atomic).
     pub(crate) rd_outstanding: u32,
     /// How many PSNs may be outstanding (RC): 128, less after a loss.

@@ -324,27 +324,40 @@ impl SqDoorbell {
     }
 }
 
+/// Whether the requester is bound to run again with no post: WQEs wait unsent
+/// (for the window, READ credits or a fence, which answers or timers lift), a
+/// READ or atomic is unanswered, or a packet that asked for an ACK is not
+/// acknowledged yet. An unsignaled tail that asked for no ACK does not count:
+/// only the tail probe (a millisecond or more later) would run the requester,
+/// and a post behind it must not wait for that.
+fn answer_due(sq: &SendQueue) -> bool {
+    sq.req_idx < sq.pending.len()
+        || sq.rd_outstanding > 0
+        || crate::proto::psn::psn_diff(sq.asked_psn, sq.comp_psn) > 0
+}
+
 /// The requester found nothing to send: takes what the user posted without a
 /// system call, and keeps the doorbell's promise true. Called by the requester
 /// (`crate::engine::req`) under the QP lock, in RTS, each time it runs out of
 /// packets; returns whether WQEs were taken, so it looks again.
 ///
-/// The promise (`RRXE_SQ_WATCHED`) is made only while WQEs are unfinished, since
-/// each one's progress (its ACK, response or completion, a timer, a released
-/// packet) runs the requester again, and so this re-check. Once none is left,
-/// nothing would: the promise is withdrawn, and the producer index read again
-/// after the barrier the provider pairs with, so that a post which still saw
-/// the promise is taken here.
+/// The promise (`RRXE_SQ_WATCHED`) is made only while an answer is due
+/// ([`answer_due`]), since its arrival (an ACK, a response, or the timer that
+/// stands for a lost one) runs the requester again, and so this re-check.
+/// Otherwise nothing soon would: the promise is withdrawn, and the producer
+/// index read again after the barrier the provider pairs with, so that a post
+/// which still saw the promise is taken here.
 pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
     let mtu = path_mtu_bytes(st);
     let sq = &mut st.sq;
+    let due = answer_due(sq);
     let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
         return false;
     };
     let dev = qp.device().data();
     let mut found = ring.posted_count() as usize > sq.pending.len();
     if !found {
-        if !sq.pending.is_empty() {
+        if due {
             if db.watch.arm(&ring.sq_words(), 0) {
                 db.arms += 1;
                 dev.stats.inc(Counter::DbArms);
@@ -356,7 +369,7 @@ pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
         };
         db.disarms += 1;
         dev.stats.inc(Counter::DbDisarms);
-        found = ring.posted_since(prod) != 0;
+        found = ring.posted_since(prod) as usize > sq.pending.len();
         if !found {
             return false;
         }
