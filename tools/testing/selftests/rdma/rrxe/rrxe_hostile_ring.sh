@@ -3,6 +3,12 @@
 # A process that rewrites its own mmapped SQ/RQ/SRQ/CQ rings behind the kernel's
 # back (hostile_ring.py) must get error completions and bounded flushes, never a
 # hang; the kernel must stay clean (the framework fails the run on any splat).
+# With the doorbell provider (the default; RRXE_PROVIDER=stock for the stock
+# one) it also forges the doorbell words (uapi/rdma/rdma_user_rrxe.h): a forged
+# RRXE_SQ_WATCHED stalls only the forger's QP until it rings, garbage producer
+# indices from another thread while the QP is armed give a bounded flush,
+# scribbled ring headers leave another context's traffic alone, and forged CQ
+# arms raise no more events than completions.
 cd "$(dirname "$0")" && . ./lib.sh
 
 require_rrxe
