@@ -9,8 +9,10 @@
 # `make run_tests`; it also says which case took 10 s or more.
 # Each script is bounded by the settings file's timeout (2400 s);
 # RRXE_SUITE_TIMEOUT overrides it, as make soak does. Scripts named as
-# arguments run instead of all. The KUnit results of the boot are not here:
-# scripts/test reads them on the host with kunit.py parse.
+# arguments run instead of all. The traffic and perftest scripts run again
+# with the stock rxe provider (RRXE_STOCK_RERUN lists which). The KUnit
+# results of the boot are not here: scripts/test reads them on the host with
+# kunit.py parse.
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 
@@ -40,18 +42,28 @@ timed_tap() {
 }
 
 [ $# -gt 0 ] || set -- $progs
+# Scripts run a second time with rdma-core's stock rxe provider (after all,
+# with the patched one, the guest's default: lib.sh's RRXE_PROVIDER), named
+# "NAME (stock provider)". RRXE_STOCK_RERUN="" runs none.
+stock=()
+for t in ${RRXE_STOCK_RERUN-rrxe_traffic.sh rrxe_perftest.sh}; do
+	[[ " $* " == *" $t "* ]] && stock+=("$t")
+done
 ktap_print_header
-ktap_set_plan $(($# + ${#unlisted[@]}))
+ktap_set_plan $(($# + ${#stock[@]} + ${#unlisted[@]}))
 for t in "${unlisted[@]}"; do
 	ktap_test_fail "selftests: rdma/rrxe: $t # not in the Makefile's TEST_PROGS"
 done
-for t; do
-	name="selftests: rdma/rrxe: $t"
+for t in "$@" "${stock[@]/%/:stock}"; do
+	provider=${RRXE_PROVIDER:-doorbell} name="selftests: rdma/rrxe: $t"
+	if [[ $t == *:stock ]]; then
+		t=${t%:stock} provider=stock name="selftests: rdma/rrxe: $t (stock provider)"
+	fi
 	echo "# $name"
 	t0=$SECONDS
-	timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
+	RRXE_PROVIDER=$provider timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
 	rc=${PIPESTATUS[0]}
-	ktap_print_msg "$t took $((SECONDS - t0)) s"
+	ktap_print_msg "${name#selftests: rdma/rrxe: } took $((SECONDS - t0)) s"
 	case $rc in
 	"$KSFT_PASS") ktap_test_pass "$name" ;;
 	"$KSFT_SKIP") ktap_test_skip "$name" ;;
