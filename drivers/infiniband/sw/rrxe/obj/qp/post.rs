@@ -13,6 +13,7 @@ use super::{
 use crate::{
     obj::device::RrxeDevice,
     obj::pd::PdId,
+    obj::ring::Ring,
     obj::wqe::{self, Bad, Pending, SendWqe},
     obj::Rrxe,
     params,
@@ -322,6 +323,23 @@ impl SqDoorbell {
     pub(crate) fn watched(&self) -> bool {
         self.watch.is_watched()
     }
+
+    /// Promises to re-read `ring` (the caller is bound to), counted.
+    fn arm(&mut self, ring: &Ring, dev: &RrxeDevice) {
+        if self.watch.arm(&ring.sq_words(), 0) {
+            self.arms += 1;
+            dev.stats.inc(Counter::DbArms);
+        }
+    }
+
+    /// Withdraws the promise, counted: the producer index read after the
+    /// barrier, or `None` if none was made.
+    fn disarm(&mut self, ring: &Ring, dev: &RrxeDevice) -> Option<u32> {
+        let prod = self.watch.disarm(&ring.sq_words())?;
+        self.disarms += 1;
+        dev.stats.inc(Counter::DbDisarms);
+        Some(prod)
+    }
 }
 
 /// Whether the requester is bound to run again with no post: WQEs wait unsent
@@ -358,17 +376,12 @@ pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
     let mut found = ring.posted_count() as usize > sq.pending.len();
     if !found {
         if due {
-            if db.watch.arm(&ring.sq_words(), 0) {
-                db.arms += 1;
-                dev.stats.inc(Counter::DbArms);
-            }
+            db.arm(ring, dev);
             return false;
         }
-        let Some(prod) = db.watch.disarm(&ring.sq_words()) else {
+        let Some(prod) = db.disarm(ring, dev) else {
             return false;
         };
-        db.disarms += 1;
-        dev.stats.inc(Counter::DbDisarms);
         found = ring.posted_since(prod) as usize > sq.pending.len();
         if !found {
             return false;
@@ -383,14 +396,9 @@ pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
             // No allocation here (a softirq may run this): the work item grows
             // the list and runs the requester, which comes back here. The
             // promise stands meanwhile: that run is bound to happen.
-            if let Some(db) = sq.doorbell.as_mut() {
+            if let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) {
                 db.grow_to = want;
-                if let Some(ring) = sq.ring.as_ref() {
-                    if db.watch.arm(&ring.sq_words(), 0) {
-                        db.arms += 1;
-                        dev.stats.inc(Counter::DbArms);
-                    }
-                }
+                db.arm(ring, dev);
             }
             defer(qp.data());
             false
@@ -420,10 +428,7 @@ pub(crate) fn watch_for_work_item(qp: &Qp<Rrxe>) {
     }
     let sq = &mut st.sq;
     if let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) {
-        if db.watch.arm(&ring.sq_words(), 0) {
-            db.arms += 1;
-            qp.device().data().stats.inc(Counter::DbArms);
-        }
+        db.arm(ring, qp.device().data());
     }
 }
 
@@ -436,11 +441,9 @@ pub(crate) fn stop_watching(dev: &RrxeDevice, st: &mut QpInner) -> bool {
     let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
         return false;
     };
-    if db.watch.disarm(&ring.sq_words()).is_none() {
+    if db.disarm(ring, dev).is_none() {
         return false;
     }
-    db.disarms += 1;
-    dev.stats.inc(Counter::DbDisarms);
     ring.posted_count() as usize > sq.pending.len()
 }
 
