@@ -28,7 +28,7 @@ PP_ITERS=${RRXE_DOORBELL_PP_ITERS:-200}
 STREAM_MAX=0.1
 STREAMS=("ib_write_bw 64" "ib_write_bw 4096" "ib_send_bw 64" "ib_send_bw 4096"
 	"ib_read_bw 64" "ib_read_bw 4096")
-PLAN=$((2 + ${#STREAMS[@]} + 10))
+PLAN=$((2 + ${#STREAMS[@]} + 11))
 require_rrxe
 require_cmd ib_write_bw ib_send_bw ib_read_bw ib_send_lat ibv_rc_pingpong python3
 require_module rdma_rxe

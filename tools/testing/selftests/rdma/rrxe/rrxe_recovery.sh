@@ -173,7 +173,10 @@ details=$p: rdma resource show qp -dd shows the rrxe side's PSNs, credits and MS
 			backlog="held past the ACK deadline: the time-out is put off, not resent"
 			netem="b veth1"
 		fi
-		BACKLOG_NETEM=$netem rcases "$a" "$b" "handoff=$p: behind an RNR-held SEND a WRITE goes to the work item, a SEND does only to rdma_rxe, when long (12 packets) or with two QPs busy, and all complete in order;\
+		# These check where a POST_SEND sends from, so every post must ring:
+		# RRXE_DOORBELL=0 has the doorbell provider ask for nothing
+		# (Documentation/doorbell.rst; its posts then ring as stock librxe's).
+		RRXE_DOORBELL=0 BACKLOG_NETEM=$netem rcases "$a" "$b" "handoff=$p: behind an RNR-held SEND a WRITE goes to the work item, a SEND does only to rdma_rxe, when long (12 packets) or with two QPs busy, and all complete in order;\
 unsignaled_read=$p: an unsignaled READ goes to the work item, a signaled one does not, and both land;\
 worker_read=$p: READ data received in the work item is placed there, not queued (rcv_deferred);\
 write_read=$p: a READ's response or an atomic's ACK acknowledges the unsignaled WRITE before it: nothing is sent again;\
