@@ -366,6 +366,10 @@ fn answer_due(sq: &SendQueue) -> bool {
 /// index read again after the barrier the provider pairs with, so that a post
 /// which still saw the promise is taken here.
 pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
+    if st.sq.doorbell.is_none() {
+        // Kernel QPs and stock providers: nothing to look at.
+        return false;
+    }
     let mtu = path_mtu_bytes(st);
     let sq = &mut st.sq;
     let due = answer_due(sq);
