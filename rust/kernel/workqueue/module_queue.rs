@@ -16,6 +16,9 @@ pub const WQ_UNBOUND: u32 = bindings::wq_flags_WQ_UNBOUND;
 /// `WQ_MEM_RECLAIM`: a rescuer thread keeps the queue going under memory
 /// pressure, which a queue on a storage path (memory reclaim) needs.
 pub const WQ_MEM_RECLAIM: u32 = bindings::wq_flags_WQ_MEM_RECLAIM;
+/// `WQ_SYSFS`: the queue appears under `/sys/devices/virtual/workqueue/`, where
+/// the administrator sets which CPUs its (unbound) workers may run on.
+pub const WQ_SYSFS: u32 = bindings::wq_flags_WQ_SYSFS;
 
 /// A work queue that lives from a module's init to its exit, kept in a static
 /// so that work items reach it without a reference to their owner.
