@@ -16,7 +16,7 @@ use kernel::{
     str::CStr,
     workqueue::{
         self,
-        module_queue::{ModuleQueue, WQ_MEM_RECLAIM, WQ_UNBOUND},
+        module_queue::{ModuleQueue, WQ_MEM_RECLAIM, WQ_SYSFS, WQ_UNBOUND},
         Queue,
     },
 };
@@ -43,7 +43,19 @@ module! {
     params: {
         doorbell: u32 {
             default: 1,
-            description: "The doorbell offered to providers that ask (uapi/rdma/rdma_user_rrxe.h): 0 none, so every post and CQ arm is a system call; 1 posts skip the system call while the QP has work in flight, and CQs are armed through the ring",
+            description: "The doorbell offered to providers that ask (uapi/rdma/rdma_user_rrxe.h): 0 none, so every post and CQ arm is a system call; 1 posts skip the system call while the QP has work in flight, and CQs are armed through the ring; 2 as 1, and an idle QP is polled for an adaptive window while its CPU has nothing else to run; 3 as 1, and an idle QP is polled by a dedicated poller (work queue rrxe_poll) until doorbell_poll_idle_ms pass without a post",
+        },
+        doorbell_poll_start_us: u32 {
+            default: 10,
+            description: "doorbell=2: the first window, in microseconds, of a QP whose posts follow its idling quickly; the window doubles from here up to doorbell_poll_max_us, and halves below here to 0",
+        },
+        doorbell_poll_max_us: u32 {
+            default: 200,
+            description: "doorbell=2: the longest window, in microseconds, for which an idle QP is polled; a QP that stays idle longer has its window halved",
+        },
+        doorbell_poll_idle_ms: u32 {
+            default: 1000,
+            description: "doorbell=3: how long, in milliseconds, the dedicated poller watches an idle QP before it withdraws the promise",
         },
         post_handoff: u32 {
             default: 3,
@@ -55,6 +67,18 @@ module! {
 /// The doorbell mode (`doorbell` parameter), read when a process opens a device.
 pub(crate) fn doorbell() -> u32 {
     module_parameters::doorbell.value()
+}
+
+/// `doorbell=2`'s window bounds, in nanoseconds: (start, max).
+pub(crate) fn doorbell_poll_window_ns() -> (i64, i64) {
+    let start = i64::from(module_parameters::doorbell_poll_start_us.value()) * 1000;
+    let max = i64::from(module_parameters::doorbell_poll_max_us.value()) * 1000;
+    (start.min(max), max)
+}
+
+/// `doorbell=3`'s idle time, in nanoseconds.
+pub(crate) fn doorbell_poll_idle_ns() -> i64 {
+    i64::from(module_parameters::doorbell_poll_idle_ms.value()) * 1_000_000
 }
 
 /// Which user posts are handed to the QP's work item ([`qp::post::handoff`]).
@@ -78,6 +102,18 @@ pub(crate) fn work_queue() -> &'static Queue {
     // Created in `init` before any device can exist and destroyed after the
     // last, so a QP always finds it; the fallback only keeps this total.
     WORK_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
+}
+
+/// The doorbell's poller runs here (`doorbell` 2 and 3): unbound, and in sysfs
+/// (`/sys/devices/virtual/workqueue/rrxe_poll/cpumask`) so that an
+/// administrator can give the dedicated poller a CPU of its own. No rescuer:
+/// polling is never needed for progress, since every promise it keeps is
+/// withdrawn (and the ring re-read) when it stops.
+static POLL_QUEUE: ModuleQueue = ModuleQueue::new();
+
+/// The poller's work queue.
+pub(crate) fn poll_queue() -> &'static Queue {
+    POLL_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
 }
 
 /// The `rrxe` link type.
@@ -118,6 +154,11 @@ impl kernel::Module for RrxeModule {
         unsafe { DEVICES.init() };
         net::socket::init();
         WORK_QUEUE.create(c"rrxe", WQ_UNBOUND | WQ_MEM_RECLAIM)?;
+        if let Err(e) = POLL_QUEUE.create(c"rrxe_poll", WQ_UNBOUND | WQ_SYSFS) {
+            // SAFETY: No device was created, so nothing queued work on it.
+            unsafe { WORK_QUEUE.destroy() };
+            return Err(e);
+        }
         let registered = (|| {
             let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
             let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
@@ -130,8 +171,11 @@ impl kernel::Module for RrxeModule {
         })();
         if registered.is_err() {
             // SAFETY: No device was created, so nothing queued work or holds the
-            // queue.
-            unsafe { WORK_QUEUE.destroy() };
+            // queues.
+            unsafe {
+                POLL_QUEUE.destroy();
+                WORK_QUEUE.destroy();
+            };
         } else {
             pr_info!("loaded\n");
         }
@@ -151,8 +195,12 @@ impl Drop for RrxeModule {
         kernel::sync::rcu::synchronize_rcu();
         // SAFETY: The devices, and so their QPs and QP timers, are gone, and the
         // receivers have finished: only work items already queued still use the
-        // queue (and queue themselves again on it), and destroying it drains them.
-        unsafe { WORK_QUEUE.destroy() };
+        // queues (and queue themselves again on them), and destroying them drains
+        // them. The poller first: it may queue a QP's work item, never the reverse.
+        unsafe {
+            POLL_QUEUE.destroy();
+            WORK_QUEUE.destroy();
+        };
         pr_info!("unloaded\n");
     }
 }

@@ -114,10 +114,20 @@ pub(crate) enum Counter {
     DbCqEvents,
     /// REQ_NOTIFY_CQ verbs (a user's system call or a kernel consumer's call).
     CqNotifyCalls,
+    /// Runs of the doorbell's poller (`doorbell` 2 and 3).
+    DbPollRuns,
+    /// Idle QPs whose posts the poller found.
+    DbPollHits,
+    /// Idle QPs whose window ran out, or that the poller let go as it stopped.
+    DbPollMisses,
+    /// `doorbell=2` poller runs cut short because the CPU was wanted.
+    DbPollPreempted,
+    /// Nanoseconds the poller ran: its CPU time.
+    DbPollNs,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 45] = [
+pub(crate) static DESCS: [StatDesc; 50] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -163,6 +173,11 @@ pub(crate) static DESCS: [StatDesc; 45] = [
     StatDesc::new(c"db_rings"),
     StatDesc::new(c"db_cq_events"),
     StatDesc::new(c"cq_notify_calls"),
+    StatDesc::new(c"db_poll_runs"),
+    StatDesc::new(c"db_poll_hits"),
+    StatDesc::new(c"db_poll_misses"),
+    StatDesc::new(c"db_poll_preempted"),
+    StatDesc::new(c"db_poll_ns"),
 ];
 
 /// The counters of one device: atomics, bumped from any context without a

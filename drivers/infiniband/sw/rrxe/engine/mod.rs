@@ -6,7 +6,8 @@
 //! - [`comp`], the completer: ACKs, NAKs and responses back to the requester;
 //! - [`resp`], the responder: requests into receive buffers, MRs and answers;
 //! - [`resp_tx`], the responder's sender: answers onto the wire, in order;
-//! - [`recovery`], loss recovery: the ACK timeout, RNR waits and probes.
+//! - [`recovery`], loss recovery: the ACK timeout, RNR waits and probes;
+//! - [`poll`], the doorbell's poller: idle send rings, watched without a post.
 //!
 //! This file says when they run. A user's post runs the requester from the
 //! doorbell system call or hands it to the QP's send work item ([`doorbell`]);
@@ -18,6 +19,7 @@
 //! engines.
 
 pub(crate) mod comp;
+pub(crate) mod poll;
 pub(crate) mod recovery;
 pub(crate) mod req;
 pub(crate) mod resp;

@@ -81,8 +81,10 @@ struct Built {
 fn step(qp: &Qp<Rrxe>) -> bool {
     let inner = qp.data();
     if !inner.tx.may_send() {
-        // Released packets queue the QP's work item.
+        // Released packets queue the QP's work item, which runs the requester
+        // and its re-check: the doorbell's promise holds meanwhile.
         qp.device().data().stats.inc(Counter::TxLimitWaits);
+        qp::post::watch_for_work_item(qp);
         return false;
     }
     let built = {

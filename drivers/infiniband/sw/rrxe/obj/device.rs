@@ -7,7 +7,10 @@
 use crate::{
     abi,
     net::socket::SocketUse,
-    obj::{ah::RrxeAh, mcast, mr::Keys, pd::PdId, pool::Pool, qp::RrxeQp, srq::RrxeSrq, Rrxe},
+    obj::{
+        ah::RrxeAh, mcast, mr::Keys, pd::PdId, pool::Pool, qp::poll::Poller, qp::RrxeQp,
+        srq::RrxeSrq, Rrxe,
+    },
     params,
     stats::Stats,
 };
@@ -26,7 +29,7 @@ use kernel::{
         sw::{self, QpTable, SoftDevice},
     },
     str::CStr,
-    sync::SpinLockIrq,
+    sync::{Arc, SpinLockIrq},
 };
 
 /// Per-device state. Created by [`add`] and dropped by the RDMA core's
@@ -63,8 +66,11 @@ pub(crate) struct RrxeDevice {
     /// Unregistration was queued. The netdev core repeats NETDEV_UNREGISTER while
     /// references remain, and a device must be queued for unregistration once.
     unregistering: AtomicBool,
-    /// Packet counters (`rdma statistic show link DEV/1`).
-    pub(crate) stats: Stats,
+    /// Packet counters (`rdma statistic show link DEV/1`), shared with the
+    /// poller.
+    pub(crate) stats: Arc<Stats>,
+    /// The doorbell's poller and the idle QPs it watches (`doorbell` 2 and 3).
+    pub(crate) poller: Arc<Poller>,
     /// Serialises the responder's atomics on this device, as rxe's global lock.
     #[pin]
     pub(crate) atomic_lock: SpinLockIrq<()>,
@@ -226,6 +232,8 @@ pub(crate) fn add(name: &CStr, ndev: &NetDevice) -> Result {
         name_assigned_by_user: true,
         netdevs: &[ndev],
     };
+    let stats = Arc::new(Stats::new(), GFP_KERNEL)?;
+    let poller = Poller::new(stats.clone())?;
     let data = try_pin_init!(RrxeDevice {
         qps <- Pool::new(params::MIN_QP_INDEX, params::MIN_QP_INDEX + params::MAX_QP - 1),
         keys <- Keys::new(),
@@ -237,7 +245,8 @@ pub(crate) fn add(name: &CStr, ndev: &NetDevice) -> Result {
         mac,
         reported_state: AtomicU32::new(PortState::Down.into()),
         unregistering: AtomicBool::new(false),
-        stats: Stats::new(),
+        stats,
+        poller,
         atomic_lock <- new_spinlock_irq!(()),
         mcast <- mcast::Groups::new(),
         _sockets: sockets,

@@ -4,7 +4,7 @@
 
 use crate::{
     abi::{self, AllocUctxResp},
-    obj::{ring::HDR_DOORBELL, Rrxe},
+    obj::{qp::poll::mode, ring::HDR_DOORBELL, Rrxe},
     stats::Counter,
 };
 use kernel::{prelude::*, rdma::uverbs::UData};
@@ -26,6 +26,9 @@ pub(crate) struct DoorbellCaps {
     pub(crate) sq_watch: bool,
     /// The kernel reads each CQ ring's `cq_arm` (`RRXE_UCTX_CAP_CQ_ARM`).
     pub(crate) cq_arm: bool,
+    /// Who keeps the promise once a QP is idle: the `doorbell` parameter's
+    /// value when the context was opened ([`crate::doorbell`]).
+    pub(crate) mode: u32,
 }
 
 /// Opens the device for a process: offers the doorbell if its provider asks.
@@ -40,7 +43,7 @@ pub(crate) fn alloc_ucontext(
 ) -> Result<RrxeUContext> {
     let mut doorbell = DoorbellCaps::default();
     if let Some(u) = udata {
-        if crate::doorbell() != 0 && u.out_len() >= size_of::<AllocUctxResp>() {
+        if crate::doorbell() != mode::OFF && u.out_len() >= size_of::<AllocUctxResp>() {
             u.respond(&AllocUctxResp {
                 abi_version: abi::doorbell::ABI_VERSION,
                 caps: abi::doorbell::CAP_SQ_WATCH | abi::doorbell::CAP_CQ_ARM,
@@ -51,6 +54,7 @@ pub(crate) fn alloc_ucontext(
             doorbell = DoorbellCaps {
                 sq_watch: true,
                 cq_arm: true,
+                mode: crate::doorbell(),
             };
             dev.data().stats.inc(Counter::DbContexts);
         }

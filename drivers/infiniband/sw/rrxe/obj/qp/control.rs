@@ -124,7 +124,7 @@ pub(crate) fn create(
     let doorbell = udata
         .and_then(|u| u.ucontext(pd.device()))
         .filter(|c| c.doorbell.sq_watch)
-        .map(|_| post::SqDoorbell::default());
+        .map(|c| post::SqDoorbell::new(c.doorbell.mode));
     a.cap.max_send_wr = capacity;
     a.cap.max_send_sge = lim.max_sge;
     a.cap.max_inline_data = lim.max_inline;
@@ -456,12 +456,15 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
         let db = sq.doorbell.as_ref().map(|d| {
             let c = |v: u64| v.min(u32::MAX.into()) as u32;
             (
-                u32::from(d.watched()),
+                // 0 not watched, 1 for work in flight, 2 by the poller.
+                u32::from(d.watched()) + u32::from(d.polled()),
                 c(d.arms),
                 c(d.disarms),
                 c(d.rechecks),
                 c(d.races),
                 c(d.rings),
+                c(d.poll.hits),
+                c((d.poll.window_ns() / 1000).max(0) as u64),
             )
         });
         (
@@ -491,6 +494,8 @@ pub(crate) fn details(qp: &Qp<Rrxe>, out: &mut DriverDetails<'_>) -> Result {
                 (c"db_rechecks", db.map_or(0, |d| d.3), false),
                 (c"db_races", db.map_or(0, |d| d.4), false),
                 (c"db_rings", db.map_or(0, |d| d.5), false),
+                (c"db_poll_hits", db.map_or(0, |d| d.6), false),
+                (c"db_poll_us", db.map_or(0, |d| d.7), false),
             ],
             head_details(sq.pending.get(0)),
         )

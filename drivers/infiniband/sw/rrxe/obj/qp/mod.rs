@@ -14,11 +14,13 @@
 //! - [`post`]: posting, and fetching WQEs from a user ring;
 //! - [`complete`]: completions and the flush of a QP in the error state;
 //! - [`pending`]: the list of send WQEs not yet completed;
-//! - [`work`]: the QP's work items and its packets in flight.
+//! - [`work`]: the QP's work items and its packets in flight;
+//! - [`poll`]: the doorbell's poller, which watches idle send rings.
 
 pub(crate) mod complete;
 pub(crate) mod control;
 pub(crate) mod pending;
+pub(crate) mod poll;
 pub(crate) mod post;
 pub(crate) mod rx;
 pub(crate) mod timers;

@@ -7,6 +7,7 @@ use super::{
     complete::{flush, progress, with_completion_room, Completions},
     cur_state, path_mtu_bytes,
     pending::PendingList,
+    poll::{watch_idle, SqPoll},
     work::defer,
     QpInner, RrxeQp, SendQueue, BATCH,
 };
@@ -17,7 +18,10 @@ use crate::{
     obj::wqe::{self, Bad, Pending, SendWqe},
     obj::Rrxe,
     params,
-    proto::{doorbell::SqWatch, qp_state::QpState},
+    proto::{
+        doorbell::{SqWatch, SQ_POLLED},
+        qp_state::QpState,
+    },
     stats::Counter,
 };
 use kernel::{
@@ -62,7 +66,7 @@ pub(crate) struct FetchedPosts {
 
 impl FetchedPosts {
     /// Nothing taken yet: each "every WQE" flag holds until a WQE breaks it.
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             one_packet_each: true,
             sends_only: true,
@@ -168,6 +172,7 @@ pub(crate) fn fetch(qp: &Qp<Rrxe>) -> Result<FetchedPosts> {
                     if first {
                         if let Some(db) = sq.doorbell.as_mut() {
                             db.rings += 1;
+                            db.poll.post_found();
                             dev.stats.inc(Counter::DbRings);
                         }
                     }
@@ -311,6 +316,8 @@ pub(crate) struct SqDoorbell {
     /// A re-check found no room in `pending`: the QP's work item grows it to
     /// this many entries (0: nothing to do), outside any lock.
     grow_to: usize,
+    /// The poller's view of the QP (`doorbell` 2 and 3).
+    pub(crate) poll: SqPoll,
     pub(crate) arms: u64,
     pub(crate) disarms: u64,
     pub(crate) rechecks: u64,
@@ -319,17 +326,43 @@ pub(crate) struct SqDoorbell {
 }
 
 impl SqDoorbell {
+    /// The doorbell of a send queue in a context of `doorbell` mode `mode`.
+    pub(crate) fn new(mode: u32) -> Self {
+        Self {
+            poll: SqPoll::new(mode),
+            ..Self::default()
+        }
+    }
+
     /// Whether posts now skip the system call.
     pub(crate) fn watched(&self) -> bool {
         self.watch.is_watched()
     }
 
-    /// Promises to re-read `ring` (the caller is bound to), counted.
-    fn arm(&mut self, ring: &Ring, dev: &RrxeDevice) {
-        if self.watch.arm(&ring.sq_words(), 0) {
+    /// Whether the poller, not work in flight, keeps the promise.
+    pub(crate) fn polled(&self) -> bool {
+        self.watch.flags() & SQ_POLLED != 0
+    }
+
+    /// Promises to re-read `ring` (the caller is bound to), counted once per
+    /// promise: a promise that passes from work in flight to the poller, or
+    /// back, is the same promise.
+    fn set(&mut self, ring: &Ring, dev: &RrxeDevice, extra: u32) {
+        let was = self.watched();
+        if self.watch.arm(&ring.sq_words(), extra) && !was {
             self.arms += 1;
             dev.stats.inc(Counter::DbArms);
         }
+    }
+
+    /// Promises a re-read for work in flight.
+    fn arm(&mut self, ring: &Ring, dev: &RrxeDevice) {
+        self.set(ring, dev, 0);
+    }
+
+    /// Promises a re-read by the poller (`RRXE_SQ_POLLED`).
+    pub(super) fn arm_polled(&mut self, ring: &Ring, dev: &RrxeDevice) {
+        self.set(ring, dev, SQ_POLLED);
     }
 
     /// Withdraws the promise, counted: the producer index read after the
@@ -359,43 +392,69 @@ fn answer_due(sq: &SendQueue) -> bool {
 /// (`crate::engine::req`) under the QP lock, in RTS, each time it runs out of
 /// packets; returns whether WQEs were taken, so it looks again.
 ///
-/// The promise (`RRXE_SQ_WATCHED`) is made only while an answer is due
+/// The promise (`RRXE_SQ_WATCHED`) is made while an answer is due
 /// ([`answer_due`]), since its arrival (an ACK, a response, or the timer that
 /// stands for a lost one) runs the requester again, and so this re-check.
 /// Otherwise nothing soon would: the promise is withdrawn, and the producer
 /// index read again after the barrier the provider pairs with, so that a post
-/// which still saw the promise is taken here.
+/// which still saw the promise is taken here; and the QP is handed to the
+/// poller if its mode and window allow ([`watch_idle`]), which promises again
+/// once it runs.
 pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
-    if st.sq.doorbell.is_none() {
-        // Kernel QPs and stock providers: nothing to look at.
-        return false;
-    }
-    let mtu = path_mtu_bytes(st);
     let sq = &mut st.sq;
     let due = answer_due(sq);
+    let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
+        // Kernel QPs and stock providers: nothing to look at.
+        return false;
+    };
+    let found = ring.posted_count() as usize > sq.pending.len();
+    if !found {
+        if due {
+            db.arm(ring, qp.device().data());
+            return false;
+        }
+        watch_idle(qp, st);
+    }
+    take_found(qp, st, found, &mut FetchedPosts::new())
+}
+
+/// Takes the WQEs posted without a system call, under the QP lock, in RTS:
+/// `found` says the producer index moved; otherwise the promise is withdrawn
+/// first, and the index read again after the barrier. Returns whether WQEs
+/// were taken: the caller then runs the requester, which is why a promise the
+/// poller kept becomes one for work in flight.
+pub(super) fn take_found(
+    qp: &Qp<Rrxe>,
+    st: &mut QpInner,
+    mut found: bool,
+    posts: &mut FetchedPosts,
+) -> bool {
+    let mtu = path_mtu_bytes(st);
+    let sq = &mut st.sq;
     let (Some(db), Some(ring)) = (sq.doorbell.as_mut(), sq.ring.as_ref()) else {
         return false;
     };
     let dev = qp.device().data();
-    let mut found = ring.posted_count() as usize > sq.pending.len();
-    if !found {
-        if due {
+    if found {
+        if db.polled() {
             db.arm(ring, dev);
-            return false;
         }
+    } else {
         let Some(prod) = db.disarm(ring, dev) else {
+            db.poll.went_idle();
             return false;
         };
         found = ring.posted_since(prod) as usize > sq.pending.len();
         if !found {
+            db.poll.went_idle();
             return false;
         }
         db.races += 1;
         dev.stats.inc(Counter::DbRaces);
     }
+    db.poll.post_found();
     let before = sq.pending.len();
-    let mut posts = FetchedPosts::new();
-    match take_batch(dev, qp.data().pd_id, mtu, sq, &mut posts) {
+    match take_batch(dev, qp.data().pd_id, mtu, sq, posts) {
         Ok(Fetched::Grow(want)) => {
             // No allocation here (a softirq may run this): the work item grows
             // the list and runs the requester, which comes back here. The
@@ -422,7 +481,8 @@ pub(crate) fn recheck(qp: &Qp<Rrxe>, st: &mut QpInner) -> bool {
 
 /// Makes the doorbell's promise because the QP's work item is about to be
 /// queued, which runs the requester and so its re-check; called before the work
-/// item is queued, never under the QP lock. A hand-off of a stream of READs
+/// item is queued, or once the packet limit stopped the requester (the release
+/// that lifts it queues the work item), never under the QP lock. A hand-off of a stream of READs
 /// needs it: each is answered while the requester still runs, so it finds
 /// nothing unfinished and would not promise.
 pub(crate) fn watch_for_work_item(qp: &Qp<Rrxe>) {
