@@ -24,7 +24,14 @@ CASE:
   jittered  the same, the poster waiting a random 0-200 us (busy) between the
             posts of a burst, so that posts land while the kernel withdraws
             its promise (db_races counts those the re-read found);
-  all       both, N each.
+  all       both, N each;
+  destroys  N QP pairs, made anew for each: one WRITE awaited, a pause of
+            0-2 ms (in which a poller may take the idle QP), a burst of 1
+            to 3 WRITEs (one post each), and DEV_A's QP destroyed at once:
+            the destroy races the kernel's re-check of the ring and its
+            poller. Each destroy must succeed within 5 s, and once idle
+            every promise is withdrawn and no QP is left but the first
+            pair's.
 
 With the doorbell provider (the default) each case also requires that DEV_A
 took the doorbell (db_contexts moved when it was opened) and re-checked the
@@ -442,9 +449,82 @@ def run_case(name, a, b, n, seed, jitter, stock, forge_at, trace):
     return not why
 
 
+def new_qp(side):
+    """Another RC QP of side's context, PD and CQ: (qp, qpn)."""
+    attr = hr.QpInitAttr(send_cq=side.cq, recv_cq=side.cq,
+                         cap=hr.QpCap(SQ_DEPTH, 1, 1, 1, 0), qp_type=hr.QPT_RC, sq_sig_all=0)
+    qp = ibv.ibv_create_qp(side.pd, C.byref(attr))
+    if not qp:
+        return None, f"ibv_create_qp: {os.strerror(C.get_errno())}"
+    return qp, struct.unpack_from("<II", C.string_at(qp + 48, 8))[1]
+
+
+def run_destroys(a, b, n, seed):
+    """The destroys case: QPs destroyed with posts in flight."""
+    rng = random.Random(seed)
+    before = counters([a.dev])
+    t0 = time.monotonic()
+    why, slow, posts = [], 0.0, 0
+    saved = (a.qp, a.qpn, b.qp, b.qpn)
+    for i in range(n):
+        qa, qpn_a = new_qp(a)
+        qb, qpn_b = new_qp(b)
+        if not qa or not qb:
+            why.append(f"QP {i}: {qpn_a if not qa else qpn_b}")
+            break
+        a.qp, a.qpn, b.qp, b.qpn = qa, qpn_a, qb, qpn_b
+        try:
+            a.connect(b)
+            b.connect(a)
+            # One WRITE awaited, so the QP is idle (and, with the poller,
+            # watched); then a burst, and the destroy at once.
+            if a.post(i * 4, hr.WR_RDMA_WRITE, 8, True) or len(a.wait(1, WAIT)) != 1:
+                why.append(f"QP {i}: the first WRITE did not complete")
+            time.sleep(rng.random() * 0.002)
+            for j in range(rng.randint(1, 3)):
+                if a.post(i * 4 + 1 + j, hr.WR_RDMA_WRITE, rng.choice(LENGTHS),
+                          rng.random() < 0.5):
+                    why.append(f"QP {i}: post_send failed")
+                spin(rng.random() * 50e-6)
+                posts += 1
+        finally:
+            a.qp, a.qpn, b.qp, b.qpn = saved
+        t1 = time.monotonic()
+        r = ibv.ibv_destroy_qp(qa)
+        slow = max(slow, time.monotonic() - t1)
+        if r or ibv.ibv_destroy_qp(qb):
+            why.append(f"QP {i}: ibv_destroy_qp failed")
+        # Completions of the destroyed QP's WRITEs, if any, are dropped.
+        while a.v.poll(a.cq, 16):
+            pass
+        if why:
+            break
+    secs = time.monotonic() - t0
+    idle = hr.wait_until(10, lambda: all(s.get("db_arms") == s.get("db_disarms")
+                                         for s in counters([a.dev]).values()))
+    qps = subprocess.run(["rdma", "resource", "show", "qp", "link", f"{a.dev}/1"],
+                         capture_output=True, text=True, check=False).stdout
+    left = [ln for ln in qps.splitlines() if "type RC" in ln and f"lqpn {a.qpn} " not in ln]
+    after = counters([a.dev])
+    log(f"destroys: {n} QPs, {posts} WQEs in bursts in {secs:.1f} s; seed {seed}; slowest "
+        f"destroy {slow * 1000:.1f} ms")
+    log(moved(before, after))
+    if slow > WAIT:
+        why.append(f"a destroy took {slow:.1f} s")
+    if not idle:
+        why.append(f"not idle: db_arms {after[a.dev].get('db_arms')}, db_disarms "
+                   f"{after[a.dev].get('db_disarms')}")
+    if left:
+        why.append(f"{len(left)} RC QPs left besides the pair's")
+    print(f"{'FAIL' if why else 'PASS'} destroys: {n} QPs destroyed with posts in flight, "
+          f"{a.dev} -> {b.dev}" + (f" ({'; '.join(why)})" if why else ""))
+    sys.stdout.flush()
+    return not why
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("case", choices=("bursts", "jittered", "all"))
+    p.add_argument("case", choices=("bursts", "jittered", "all", "destroys"))
     p.add_argument("n", nargs="?", type=int,
                    default=int(os.environ.get("RRXE_DOORBELL_BURSTS", "1000")))
     p.add_argument("--dev-a", default="rrxe0")
@@ -463,6 +543,8 @@ def main():
     b.connect(a)
     a.sender(b)
     b.receiver()
+    if args.case == "destroys":
+        sys.exit(0 if run_destroys(a, b, args.n, seed) else 1)
     cases = ["bursts", "jittered"] if args.case == "all" else [args.case]
     good = True
     for i, name in enumerate(cases):

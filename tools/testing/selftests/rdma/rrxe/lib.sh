@@ -80,7 +80,8 @@ require_libibverbs() {
 # The rrxe module, as loaded by the guest init. load_rrxe loads it again after
 # a test removed it; without that file, modprobe rrxe (an in-tree build).
 RRXE_KO=${RRXE_KO:-/cache/module-${RRXE_FLAVOUR:-test}/rrxe.ko}
-load_rrxe() { if [ -f "$RRXE_KO" ]; then insmod "$RRXE_KO"; else modprobe rrxe; fi; }
+# Arguments are module parameters (doorbell=2).
+load_rrxe() { if [ -f "$RRXE_KO" ]; then insmod "$RRXE_KO" "$@"; else modprobe rrxe "$@"; fi; }
 
 # The rxe provider (rdma-core's user-space driver for rrxe and rdma_rxe). The
 # guest image installs rdma-core's rxe provider patched for rrxe's doorbell

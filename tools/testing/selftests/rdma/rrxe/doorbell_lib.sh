@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+# The doorbell tests' measures (rrxe_doorbell.sh, rrxe_doorbell_poll.sh): a
+# perftest client's write() system calls per posted work request, from its
+# syscw (/proc/PID/io, syscalls.py). Sourced after lib.sh; the caller sets
+# ITERS and BASE, the iterations of the measured and of the baseline run.
+
+# count TOOL SIZE ITERS CDEV SDEV CNS SNS SRV_IP: runs a server and a client and
+# prints the client's syscw; fails, printing why, if either side fails.
+count() {
+	local tool=$1 size=$2 n=$3 cdev=$4 sdev=$5 cns=$6 sns=$7 ip=$8 sg cg out spid crc src
+	sg=$(gid_index "$sdev" 4) && cg=$(gid_index "$cdev" 4) || { echo "no IPv4 GID"; return 1; }
+	out=$(mktemp)
+	local args=(-d "$sdev" -x "$sg" -s "$size" -n "$n")
+	[ "$tool" = ibv_rc_pingpong ] && args=(-d "$sdev" -g "$sg" -s "$size" -n "$n" -e)
+	ip netns exec "$sns" timeout 120 "$tool" "${args[@]}" >"$out.s" 2>&1 &
+	spid=$!
+	if ! wait_listen 20 "$spid" 18515; then
+		kill "$spid" 2>/dev/null; wait "$spid"
+		echo "server did not start: $(tail -n 3 "$out.s" | tr '\n' ' ')"
+		rm -f "$out" "$out.s"; return 1
+	fi
+	args=(-d "$cdev" -x "$cg" -s "$size" -n "$n" "$ip")
+	[ "$tool" = ibv_rc_pingpong ] && args=(-d "$cdev" -g "$cg" -s "$size" -n "$n" -e "$ip")
+	ip netns exec "$cns" timeout 120 python3 ./syscalls.py "$tool" "${args[@]}" >"$out.c" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+		echo "client exit $crc, server exit $src: $(grep -v '^-*$' "$out.c" | head -n 4 | tr '\n' ' ')"
+		rm -f "$out" "$out.s" "$out.c"; return 1
+	fi
+	awk '$1 == "syscw" { print $2 }' "$out.c"
+	rm -f "$out" "$out.s" "$out.c"
+}
+
+# rate TOOL SIZE CDEV SDEV CNS SNS SRV_IP: write() calls per iteration.
+rate() {
+	local hi lo
+	hi=$(count "$1" "$2" "$ITERS" "${@:3}") || { echo "$hi"; return 1; }
+	lo=$(count "$1" "$2" "$BASE" "${@:3}") || { echo "$lo"; return 1; }
+	awk -v hi="$hi" -v lo="$lo" -v n=$((ITERS - BASE)) 'BEGIN { printf "%.4f\n", (hi - lo) / n }'
+}
+
+# at_most NAME RATE MAX: the case passes when RATE (a number) is at most MAX.
+at_most() {
+	if [[ $2 =~ ^-?[0-9.]+$ ]] && awk -v r="$2" -v m="$3" 'BEGIN { exit !(r <= m) }'; then
+		ok "$1 # $2 write() per WR"
+	else
+		not_ok "$1 # $2, more than $3 write() per WR"
+	fi
+}
+
