@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The guest half of `make bench` (scripts/bench boots the perf flavour with
-# --topo). Three drivers, all in the same boot (RRXE_BENCH_DRIVERS names a
-# subset, "rrxe-db rrxe rxe" by default):
+# --topo). Up to five drivers, all in the same boot (RRXE_BENCH_DRIVERS names
+# them, "rrxe-db rrxe rxe" by default):
 #   rrxe-db  rrxe0 <-> rrxe1 with the installed rxe provider, the one patched
-#            for rrxe's doorbell (Documentation/doorbell.rst);
+#            for rrxe's doorbell (Documentation/doorbell.rst), doorbell=1;
+#   rrxe-db2, rrxe-db3  the same with doorbell=2 (the idle-time poller) and
+#            doorbell=3 (the dedicated poller): rrxe is loaded again, with
+#            its links, whenever the next run needs another mode;
 #   rrxe     the same devices with rdma-core's stock provider (RDMAV_DRIVERS,
 #            lib.sh's use_provider stock), which never asks for the doorbell;
 #   rxe      rdma_rxe's rxe2 <-> rxe3 with the stock provider too (rdma_rxe
@@ -14,7 +17,8 @@
 # owns UDP 4791 in its own namespaces. Every point runs for each driver back to
 # back, in an order that changes from round to round (order_of), then the next
 # point, for RRXE_BENCH_ROUNDS rounds: slow drift of the TCG host hits all.
-# The client runs under syscalls.py, which gives its write() calls (syscw).
+# The client runs under syscalls.py, which gives its write() calls (syscw);
+# rrxe0's and rrxe1's db_poll_ns around each run give the poller's CPU time.
 # Writes one JSON object per perftest run to $1 (JSON lines).
 set -u
 . "$(dirname "$0")/../testing/selftests/rdma/rrxe/lib.sh" # setup_rxe_pair, gid_index, cpu_ticks, use_provider
@@ -30,12 +34,33 @@ fail() { echo "bench: $*" >&2; exit 1; }
 
 [ ${#drivers[@]} -gt 0 ] || fail "RRXE_BENCH_DRIVERS names no driver"
 for drv in "${drivers[@]}"; do
-	case $drv in rrxe-db | rrxe | rxe) ;; *) fail "unknown driver '$drv' (rrxe-db, rrxe, rxe)" ;; esac
+	case $drv in rrxe-db | rrxe-db2 | rrxe-db3 | rrxe | rxe) ;;
+	*) fail "unknown driver '$drv' (rrxe-db, rrxe-db2, rrxe-db3, rrxe, rxe)" ;;
+	esac
 done
 setup_rxe_pair || fail "the rdma_rxe pair (netns c/d)"
 
 # provider_of DRIVER: the provider it runs with.
-provider_of() { if [ "$1" = rrxe-db ]; then echo doorbell; else echo stock; fi; }
+provider_of() { case $1 in rrxe-db*) echo doorbell ;; *) echo stock ;; esac; }
+
+# mode_of DRIVER: the doorbell mode rrxe must be loaded with, or nothing for
+# any (the stock provider never takes the doorbell).
+mode_of() { case $1 in rrxe-db) echo 1 ;; rrxe-db2) echo 2 ;; rrxe-db3) echo 3 ;; esac; }
+mode=1 # as the guest init loaded it
+# ensure_mode DRIVER: rrxe in the driver's mode, with rrxe0 and rrxe1.
+ensure_mode() {
+	local want
+	want=$(mode_of "$1")
+	[ -z "$want" ] || [ "$want" = "$mode" ] && return 0
+	ip netns exec a rdma link del rrxe0 && ip netns exec b rdma link del rrxe1 &&
+		rmmod rrxe && insmod "$RRXE_KO" doorbell="$want" &&
+		ip netns exec a rdma link add rrxe0 type rrxe netdev veth0 &&
+		ip netns exec b rdma link add rrxe1 type rrxe netdev veth1 || fail "reloading rrxe with doorbell=$want"
+	mode=$want
+	echo "bench: rrxe loaded with doorbell=$want" >&2
+}
+# poll_ns: the poller's CPU time so far on rrxe0 and rrxe1 (0 for rdma_rxe).
+poll_ns() { echo $(($(stat_of rrxe0 db_poll_ns) + $(stat_of rrxe1 db_poll_ns))); }
 # Each driver's provider, checked once: without the stock copy use_provider
 # stock would silently leave the patched one, and "rrxe" would be "rrxe-db".
 for drv in "${drivers[@]}"; do
@@ -50,7 +75,8 @@ for drv in "${drivers[@]}"; do
 	case $want:$file in doorbell:*/stock/*) fail "$drv: $dev uses the stock provider $file" ;; esac
 	echo "bench: $drv: $dev with $file" >&2
 done
-# Contexts that took the doorbell: rrxe-db's runs should move it (checked at the end).
+# Contexts that took the doorbell: rrxe-db's runs should move it (checked at
+# the end, if rrxe was not loaded again meanwhile).
 db0=$(stat_of rrxe1 db_contexts)
 
 # The matrix: test:size:kind[:QPs] (ARCHITECTURE.md section 6). The last two
@@ -103,7 +129,7 @@ port=18515
 # bytes_validated does. syscw also counts set-up (a few dozen writes).
 run() {
 	local drv=$1 t=$2 size=$3 kind=$4 round=$5 qps=$6 slot=$7 sns cns sdev cdev addr args s c rc=0 line
-	local provider syscw common
+	local provider syscw common p0 p1 w0 w1 poll
 	if [ "$drv" = rxe ]; then
 		sns=c cns=d sdev=rxe2 cdev=rxe3 addr=10.0.1.1
 	else
@@ -118,11 +144,18 @@ run() {
 	local spid=$!
 	sleep 1
 	cpu_ticks >"$t0"
+	p0=0 p1=0
+	[ "$drv" = rxe ] || p0=$(poll_ns)
+	w0=$(date +%s%N)
 	ip netns exec $cns timeout 120 python3 "$syscalls" \
 		"$t" -d $cdev -x "$(gid_index $cdev 4)" -p $port -F $args $addr >"$c" 2>&1 || rc=$?
 	wait $spid
 	local src=$?
+	w1=$(date +%s%N)
+	[ "$drv" = rxe ] || p1=$(poll_ns)
 	cpu_ticks >"$t1"
+	# The poller's CPU time, and the wall time it is a share of.
+	poll=$(printf '"poll_ns":%s,"wall_ns":%s' $((p1 - p0)) $((w1 - w0)))
 	[ "$rc" != 0 ] || rc=$src
 	syscw=$(awk '$1 == "syscw" && $2 ~ /^[0-9]+$/ { n = $2 } END { print n == "" ? "null" : n }' "$c")
 	# The result row is the one that starts with the message size.
@@ -143,15 +176,15 @@ run() {
 	elif [ "$kind" = bw ]; then
 		# #bytes #iterations BW-peak BW-average[MiB/s] MsgRate[Mpps]
 		set -- $line
-		printf '{%s,"ok":true,"bw_mib_s":%s,"mpps":%s,%s,"provider":"%s","slot":%s,"iters":%s,"syscw":%s,"secs":%s,"margin_s":%s}\n' \
+		printf '{%s,"ok":true,"bw_mib_s":%s,"mpps":%s,%s,"provider":"%s","slot":%s,"iters":%s,"syscw":%s,"secs":%s,"margin_s":%s,%s}\n' \
 			"$common" "$4" "$5" "$(cpu_json "$t0" "$t1")" "$provider" "$slot" "$2" "$syscw" \
-			"$secs" $((secs / 4)) >>"$out"
+			"$secs" $((secs / 4)) "$poll" >>"$out"
 		echo "bench: round $round $drv $t $size x$qps: $4 MiB/s, $syscw write() for $2 WRs measured" >&2
 	else
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9 [usec]
 		set -- $line
-		printf '{%s,"ok":true,"typical_us":%s,"avg_us":%s,"p99_us":%s,%s,"provider":"%s","slot":%s,"iters":%s,"syscw":%s}\n' \
-			"$common" "$5" "$6" "$8" "$(cpu_json "$t0" "$t1")" "$provider" "$slot" "$2" "$syscw" >>"$out"
+		printf '{%s,"ok":true,"typical_us":%s,"avg_us":%s,"p99_us":%s,%s,"provider":"%s","slot":%s,"iters":%s,"syscw":%s,%s}\n' \
+			"$common" "$5" "$6" "$8" "$(cpu_json "$t0" "$t1")" "$provider" "$slot" "$2" "$syscw" "$poll" >>"$out"
 		echo "bench: round $round $drv $t $size: $5 us typical, $syscw write() for $2 iterations" >&2
 	fi
 	rm -f "$s" "$c" "$t0" "$t1"
@@ -164,6 +197,7 @@ for round in $(seq "$rounds"); do
 		IFS=: read -r t size kind qps <<<"$p"
 		slot=0
 		for drv in $order; do
+			ensure_mode "$drv"
 			use_provider "$(provider_of "$drv")" || fail "use_provider"
 			run "$drv" "$t" "$size" "$kind" "$round" "${qps:-1}" $slot
 			slot=$((slot + 1))
@@ -172,6 +206,7 @@ for round in $(seq "$rounds"); do
 done
 db1=$(stat_of rrxe1 db_contexts)
 case " ${drivers[*]} " in
+*" rrxe-db2 "* | *" rrxe-db3 "*) ;;
 *" rrxe-db "*) [ "${db1:-0}" -gt "${db0:-0}" ] ||
 	echo "bench: warning: no rrxe-db run took the doorbell (rrxe1 db_contexts ${db0:-?} -> ${db1:-?})" >&2 ;;
 esac

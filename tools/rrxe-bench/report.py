@@ -6,10 +6,12 @@ PNG plot.
 usage: report.py RUNS.jsonl OUTDIR [KEY=VALUE ...]   (KEY=VALUE go into "meta")
 
 The drivers: "rrxe-db" (rrxe with the rxe provider patched for its doorbell),
-"rrxe" (rrxe with rdma-core's stock provider) and "rxe" (rdma_rxe, stock
-provider). Older bench.jsonl files have only "rrxe" and "rxe"; any subset
-works, and only the comparisons whose two drivers both ran are made:
-rrxe-db/rxe, rrxe/rxe and rrxe-db/rrxe.
+"rrxe-db2" and "rrxe-db3" (the same with doorbell=2, the idle-time poller,
+and doorbell=3, the dedicated poller), "rrxe" (rrxe with rdma-core's stock
+provider) and "rxe" (rdma_rxe, stock provider). Older bench.jsonl files have
+only "rrxe" and "rxe"; any subset works, and only the comparisons whose two
+drivers both ran are made: rrxe-db/rxe, rrxe/rxe, rrxe-db/rrxe, and each
+poller's against rxe and against rrxe-db.
 
 For each point the median over rounds is taken per driver. A ratio is always
 A/B as named: for bandwidth above 1 favours A, for latency below 1 does. A
@@ -45,6 +47,10 @@ Goals (issue 53), flagged per point where they apply:
     is not "rrxe" (fewer than 5 rounds cannot find it worse).
 Ratios in the goals are those of the medians.
 
+"poll" is the poller's CPU time (rrxe's db_poll_ns on both devices) over the
+run's wall time, per driver the median over runs: 1.00 is one CPU busy
+polling for the whole run. Runs that did not record it show "-".
+
 Each run also records its user and kernel ticks per vCPU. The "mix" column
 gives, per driver, the median over runs of how much the vCPUs mixed the two:
 the sum over vCPUs of 2 * min(user, kernel), over all their busy ticks. 0
@@ -64,8 +70,10 @@ import sys
 # The level at which a driver is called ahead.
 ALPHA = 0.05
 # The drivers in column order, and the comparisons made when both ran.
-DRIVERS = ("rrxe-db", "rrxe", "rxe")
-COMPARISONS = (("rrxe-db", "rxe"), ("rrxe", "rxe"), ("rrxe-db", "rrxe"))
+DRIVERS = ("rrxe-db", "rrxe-db2", "rrxe-db3", "rrxe", "rxe")
+COMPARISONS = (("rrxe-db", "rxe"), ("rrxe", "rxe"), ("rrxe-db", "rrxe"),
+               ("rrxe-db2", "rxe"), ("rrxe-db2", "rrxe-db"),
+               ("rrxe-db3", "rxe"), ("rrxe-db3", "rrxe-db"))
 # Goals (issue 53).
 GOAL_WPW = 0.01      # rrxe-db's write() per WR in a stream, at most
 GOAL_BW = 2.0        # rrxe-db/rxe, 64 B write and send bandwidth, at least
@@ -121,6 +129,8 @@ def summarise(runs):
             p[drv + "_zero"] = sum(1 for r in good if r[metric] == 0)
             mixes = [x for x in map(mix, good) if x is not None]
             p[drv + "_mix"] = round(statistics.median(mixes), 2) if mixes else None
+            polls = [x for x in map(poll_share, good) if x is not None]
+            p[drv + "_poll"] = round(statistics.median(polls), 3) if polls else None
             wpws = [x for x in map(writes_per_wr, good) if x is not None]
             p[drv + "_wpw"] = round(statistics.median(wpws), 4) if wpws else None
             # Whether the runs counted write() at all (older files did not).
@@ -200,6 +210,14 @@ def mix(run):
     return sum(2 * min(u, k) for u, k in pairs) / busy if busy > 0 else None
 
 
+def poll_share(run):
+    """The poller's CPU time over the run's wall time, or None."""
+    ns, wall = run.get("poll_ns"), run.get("wall_ns")
+    if ns is None or not wall:
+        return None
+    return ns / wall
+
+
 def writes_per_wr(run):
     """The client's write() calls per posted WR in a run, or None (module
     doc string: a bandwidth run's #iterations cover only perftest's measured
@@ -276,18 +294,27 @@ def table(points):
     w = max(11, len(drivers) * 6)
     # w/WR only where runs recorded syscw (not in older files).
     has_wpw = any(p.get(d + "_wpw") is not None for p in points for d in drivers)
+    # The poller's CPU only for the pollers' drivers, where runs recorded it.
+    polled = [d for d in drivers if d.startswith("rrxe-db") and d != "rrxe-db"
+              and any(p.get(d + "_poll") is not None for p in points)]
+    pslash = "/".join(polled)
     lines = [(f"{'point':<24} {'unit':<6}" + "".join(f" {d:>10}" for d in drivers)
-              + (f"  {'w/WR ' + slash:<{w}}" if has_wpw else "") + f"  {'mix ' + slash:<{w}}  notes").rstrip()]
+              + (f"  {'w/WR ' + slash:<{w}}" if has_wpw else "")
+              + (f"  {'poll ' + pslash:<{max(11, len(pslash) + 5)}}" if polled else "")
+              + f"  {'mix ' + slash:<{w}}  notes").rstrip()]
     for p in points:
         unit = "MiB/s" if p["kind"] == "bw" else "us"
         wpw = "/".join("-" if p.get(d + "_wpw") is None else f"{p[d + '_wpw']:.3f}" for d in drivers)
         mixes = "/".join("-" if p.get(d + "_mix") is None else f"{p[d + '_mix']:.2f}" for d in drivers)
+        polls = "/".join("-" if p.get(d + "_poll") is None else f"{p[d + '_poll']:.2f}" for d in polled)
         notes = [f"{d}: {p[d + '_zero']}/{p[d + '_runs']} runs moved nothing"
                  for d in drivers if p.get(d + "_zero")]
         flags = [goal_text(g) for g in p.get("goals", []) if g["goal"].startswith("rrxe-db w/WR")]
         tail = "; ".join(flags + notes)
         lines.append((f"{label(p):<24} {unit:<6}" + "".join(f" {fmt(p.get(d)):>10}" for d in drivers)
-                      + (f"  {wpw:<{w}}" if has_wpw else "") + f"  {mixes:<{w}}  {tail}").rstrip())
+                      + (f"  {wpw:<{w}}" if has_wpw else "")
+                      + (f"  {polls:<{max(11, len(pslash) + 5)}}" if polled else "")
+                      + f"  {mixes:<{w}}  {tail}").rstrip())
     lines.append("")
     lines.append(f"{'point':<24} {'ratio':<13} {'value':>6} {'rounds':>11} {'p':>6}  {'ahead':<8} goal")
     for p in points:
@@ -331,7 +358,8 @@ def goal_summary(points):
     return s
 
 
-COLOURS = {"rrxe-db": "tab:red", "rrxe": "tab:orange", "rxe": "tab:blue"}
+COLOURS = {"rrxe-db": "tab:red", "rrxe-db2": "tab:purple", "rrxe-db3": "tab:brown",
+           "rrxe": "tab:orange", "rxe": "tab:blue"}
 
 
 def plot(points, path, title):
@@ -345,7 +373,8 @@ def plot(points, path, title):
     drivers = points[0].get("drivers") or ["rrxe", "rxe"]
     # The bars' labels: the ratios against rdma_rxe (rrxe-db's first), and
     # rrxe-db/rrxe.
-    shown = [n for n in ("rrxe-db/rxe", "rrxe/rxe", "rrxe-db/rrxe") if n in points[0].get("comparisons", {})]
+    shown = [n for n in ("rrxe-db/rxe", "rrxe/rxe", "rrxe-db/rrxe", "rrxe-db2/rxe", "rrxe-db3/rxe")
+             if n in points[0].get("comparisons", {})]
     bw = [p for p in points if p["kind"] == "bw"]
     lat = [p for p in points if p["kind"] == "lat"]
     fig, axes = plt.subplots(1, 2, figsize=(15, 5.5), gridspec_kw={"width_ratios": [3, 1]})

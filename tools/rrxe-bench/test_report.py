@@ -211,6 +211,40 @@ class ThreeDrivers(unittest.TestCase):
         self.assertIn("rrxe-db/rrxe", report.table([p]))
 
 
+class Pollers(unittest.TestCase):
+    DRV = ("rrxe-db", "rrxe-db2", "rrxe-db3", "rxe")
+
+    def runs(self):
+        runs = runs3("bw", [(22, 24, 30, 10)] * 6, drivers=self.DRV)
+        for r in runs:
+            if r["driver"] == "rrxe-db3":
+                r["poll_ns"], r["wall_ns"] = 4_500_000_000, 5_000_000_000
+            elif r["driver"] != "rxe":
+                r["poll_ns"], r["wall_ns"] = 0, 5_000_000_000
+        return runs
+
+    def test_each_poller_is_compared_with_rxe_and_the_doorbell(self):
+        (p,) = report.summarise(self.runs())
+        self.assertEqual(p["drivers"], list(self.DRV))
+        self.assertEqual(list(p["comparisons"]), ["rrxe-db/rxe", "rrxe-db2/rxe", "rrxe-db2/rrxe-db",
+                                                  "rrxe-db3/rxe", "rrxe-db3/rrxe-db"])
+        self.assertEqual(p["comparisons"]["rrxe-db3/rrxe-db"]["verdict"], "rrxe-db3")
+        self.assertAlmostEqual(p["comparisons"]["rrxe-db2/rrxe-db"]["ratio"], round(24 / 22, 3))
+
+    def test_poller_cpu_is_its_time_over_the_wall_time(self):
+        (p,) = report.summarise(self.runs())
+        self.assertEqual(p["rrxe-db3_poll"], 0.9)
+        self.assertEqual(p["rrxe-db2_poll"], 0.0)
+        self.assertIsNone(p["rxe_poll"])
+        t = report.table([p])
+        self.assertIn("poll rrxe-db2/rrxe-db3", t)
+        self.assertIn("0.00/0.90", t)
+
+    def test_no_poll_column_without_a_poller(self):
+        (p,) = report.summarise(runs3("bw", BW_AHEAD))
+        self.assertNotIn("poll ", report.table([p]))
+
+
 class WritesPerWr(unittest.TestCase):
     def test_bandwidth_iterations_are_scaled_to_the_whole_run(self):
         # -D 4: perftest's margin is 1 s at each end; its #iterations cover 2 s.
