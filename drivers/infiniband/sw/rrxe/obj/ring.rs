@@ -207,9 +207,12 @@ impl Ring {
         Ok(true)
     }
 
-    /// Snapshot of the `k`-th oldest posted entry (0 is the oldest).
-    pub(crate) fn read_posted(&self, k: u32, dst: &mut [u8]) -> Result {
-        if k >= self.posted_count() {
+    /// Snapshot of the `k`-th oldest posted entry (0 is the oldest), of the
+    /// `posted` entries a [`Ring::posted_count`] read before found. Checked
+    /// against that count, not the producer index now: a user may move it back
+    /// meanwhile, and the entries the caller counted are still its to read.
+    pub(crate) fn read_posted(&self, k: u32, posted: u32, dst: &mut [u8]) -> Result {
+        if k >= posted || posted > self.layout.capacity() {
             return Err(EINVAL);
         }
         let i = self.own.wrapping_add(k);

@@ -102,7 +102,7 @@ fn take_batch(
     }
     let mut take = || -> Result {
         for k in from..to {
-            ring.read_posted(k as u32, slot)?;
+            ring.read_posted(k as u32, posted as u32, slot)?;
             // Parsed where it stays: a WQE moved is a memcpy.
             let p = sq.pending.push_slot()?;
             wqe::parse_user_send_into(slot, &sq.lim, p);
