@@ -124,10 +124,12 @@ pub(crate) enum Counter {
     DbPollPreempted,
     /// Nanoseconds the poller ran: its CPU time.
     DbPollNs,
+    /// QPs in the poller's set now (a gauge, at most 64).
+    DbPollQps,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 50] = [
+pub(crate) static DESCS: [StatDesc; 51] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -178,6 +180,7 @@ pub(crate) static DESCS: [StatDesc; 50] = [
     StatDesc::new(c"db_poll_misses"),
     StatDesc::new(c"db_poll_preempted"),
     StatDesc::new(c"db_poll_ns"),
+    StatDesc::new(c"db_poll_qps"),
 ];
 
 /// The counters of one device: atomics, bumped from any context without a
@@ -199,6 +202,11 @@ impl Stats {
 
     pub(crate) fn add(&self, c: Counter, n: u64) {
         self.v[c as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Takes `n` off a gauge ([`Counter::DbPollQps`]).
+    pub(crate) fn sub(&self, c: Counter, n: u64) {
+        self.v[c as usize].fetch_sub(n, Ordering::Relaxed);
     }
 
     /// Reads the counters, in [`DESCS`] order, into `out`.

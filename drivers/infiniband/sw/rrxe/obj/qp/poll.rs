@@ -86,8 +86,14 @@ impl Poller {
     /// Adds `qp` and makes sure the poller runs; `false` if the set is full.
     /// Called under the QP's lock, from any context: allocates nothing.
     fn join(self: &Arc<Self>, qp: &Arc<RrxeQp>) -> bool {
-        if self.set.lock().push_within_capacity(qp.clone()).is_err() {
-            return false;
+        {
+            let mut set = self.set.lock();
+            // Not the QP's last reference if refused: the caller holds one.
+            if set.push_within_capacity(qp.clone()).is_err() {
+                return false;
+            }
+            // Under the lock, as the removal's, so the gauge never goes below 0.
+            self.stats.add(Counter::DbPollQps, 1);
         }
         // Queued again if it is running: a run that already saw the set empty
         // is followed by another.
@@ -105,7 +111,9 @@ impl Poller {
     pub(crate) fn remove(&self, qp: &RrxeQp) -> Option<Arc<RrxeQp>> {
         let mut set = self.set.lock();
         let i = set.iter().position(|m| core::ptr::eq(&**m, qp))?;
-        set.remove(i).ok()
+        let gone = set.remove(i).ok()?;
+        self.stats.sub(Counter::DbPollQps, 1);
+        Some(gone)
     }
 
     pub(crate) fn is_empty(&self) -> bool {
