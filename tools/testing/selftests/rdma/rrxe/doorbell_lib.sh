@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The doorbell tests' measures (rrxe_doorbell.sh, rrxe_doorbell_poll.sh): a
 # perftest client's write() system calls per posted work request, from its
-# syscw (/proc/PID/io, syscalls.py). Sourced after lib.sh; the caller sets
+# syscw (/proc/PID/io, syscalls.py), and the check that rrxe0 and rrxe1 are
+# idle. Sourced after lib.sh; the caller sets
 # ITERS and BASE, the iterations of the measured and of the baseline run.
 
 # count TOOL SIZE ITERS CDEV SDEV CNS SNS SRV_IP: runs a server and a client and
@@ -50,3 +51,14 @@ at_most() {
 	fi
 }
 
+# idle: every promise of rrxe0 and rrxe1 withdrawn, no QP in a poll set, no
+# user QP left.
+idle() {
+	local d a
+	for d in rrxe0 rrxe1; do
+		[ "$(stat_of "$d" db_poll_qps)" = 0 ] || { echo "$d: db_poll_qps $(stat_of "$d" db_poll_qps)"; return 1; }
+		a=$(stat_of "$d" db_arms)
+		[ "$a" = "$(stat_of "$d" db_disarms)" ] || { echo "$d: db_arms $a, db_disarms $(stat_of "$d" db_disarms)"; return 1; }
+		! rdma resource show qp link "$d/1" | grep -q "type RC" || { echo "$d: QPs left"; return 1; }
+	done
+}

@@ -4,7 +4,7 @@
 # system calls a perftest client makes per posted work request, with the rxe
 # provider patched for the doorbell (tools/provider/) and with the stock one.
 # The count is the client's syscw (/proc/PID/io, syscalls.py): that of a run of
-# ITERS iterations less that of a run of BASE (20,000 and 2,000; 6,000 and
+# ITERS iterations less that of a run of BASE (10,000 and 1,000; 6,000 and
 # 1,000 at 4 KiB), both past perftest's start-up
 # (its first 128 posts, which ring until the kernel first promises), so the
 # difference is the steady state's.
@@ -18,13 +18,13 @@
 #  - ibv_rc_pingpong -e arms its CQ through the ring: rrxe0 sees no
 #    REQ_NOTIFY_CQ, where the stock provider makes one per event;
 #  - the patched provider on rdma_rxe, which offers nothing, rings every post;
-#  - 1000 QPs destroyed with posts in flight (doorbell.py destroys);
+#  - 300 QPs destroyed with posts in flight (doorbell.py destroys);
 #  - every QP's promise is withdrawn once the traffic ends (db_arms equals
 #    db_disarms), also after perftest is killed mid-stream (1 and 64 QPs),
 #    and rrxe0 saw no ICRC error. The guest then checks kmemleak and dmesg.
 cd "$(dirname "$0")" && . ./lib.sh && . ./doorbell_lib.sh
-ITERS=${RRXE_DOORBELL_ITERS:-20000}
-BASE=2000
+ITERS=${RRXE_DOORBELL_ITERS:-10000}
+BASE=1000
 PP_ITERS=${RRXE_DOORBELL_PP_ITERS:-200}
 STREAM_MAX=0.01
 # TOOL SIZE [ITERS BASE]: 4 KiB runs are shorter; their start-up rings less.
@@ -82,7 +82,8 @@ for c in bursts jittered; do
 done
 grep '^#' <<<"$out" | head -n 40
 
-out=$(timeout 600 python3 ./doorbell.py destroys "${RRXE_DOORBELL_DESTROYS:-1000}" 2>&1)
+# 300 here, 1000 in rrxe_doorbell_poll.sh, where the poller takes the posts.
+out=$(timeout 600 python3 ./doorbell.py destroys "${RRXE_DOORBELL_DESTROYS:-300}" 2>&1)
 line=$(grep -E "^(PASS|FAIL) destroys:" <<<"$out")
 if [[ $line == PASS* ]]; then ok "doorbell.py ${line#PASS }"; else not_ok "doorbell.py destroys: ${line:-no result}"; fi
 grep '^#' <<<"$out" | head -n 20
@@ -128,16 +129,6 @@ else
 	not_ok "ib_write_bw 64 B on rdma_rxe # rdma_rxe pair set-up failed"
 fi
 
-# idle: no QP of rrxe0 or rrxe1 is watched (every arm was followed by its
-# disarm), and no user QP is left.
-idle() {
-	local d a
-	for d in rrxe0 rrxe1; do
-		a=$(stat_of "$d" db_arms)
-		[ "$a" = "$(stat_of "$d" db_disarms)" ] || { echo "$d: db_arms $a, db_disarms $(stat_of "$d" db_disarms)"; return 1; }
-		! rdma resource show qp link "$d/1" | grep -q "type RC" || { echo "$d: QPs left"; return 1; }
-	done
-}
 check "every promise withdrawn once idle (db_arms = db_disarms)" wait_for 10 idle
 
 armed_since() { [ "$(stat_of rrxe0 db_arms)" -gt "$1" ]; }
