@@ -6,7 +6,7 @@
 #  - doorbell=2 with windows from 1 us (its smallest) to 1 ms and with its
 #    default ones, and doorbell=3 with its smallest window (1 ms): no lost
 #    wake-up over doorbell.py's bursts of each kind (300, or, with the two
-#    smallest windows, RRXE_DOORBELL_POLL_BURSTS: 1000), and the poller ran;
+#    smallest windows, RRXE_DOORBELL_POLL_BURSTS: 500), and the poller ran;
 #  - doorbell=3: streams (ib_write_bw and ib_send_bw at 64 B) make at most
 #    0.01 write() per WR; a ping-pong (ib_send_lat) at most 0.5 per
 #    iteration, since the poller takes the posts a syscall would have made;
@@ -29,7 +29,7 @@ ktap_print_header
 ktap_set_plan $PLAN
 NSA="ip netns exec a"
 NSB="ip netns exec b"
-small=${RRXE_DOORBELL_POLL_BURSTS:-1000}
+small=${RRXE_DOORBELL_POLL_BURSTS:-500}
 
 # reload PARAMS...: rrxe with these parameters, and rrxe0 and rrxe1 on the
 # veth pair (made once).
