@@ -91,11 +91,13 @@ impl UData {
         if ctx.is_null() || unsafe { (*ctx).device } != dev.as_raw() {
             return None;
         }
+        let ctx = ctx.cast::<ObjWith<bindings::ib_ucontext, T::UContext>>();
         // SAFETY: The context belongs to `dev`, a device of `T`, so the core
         // allocated it at `T`'s `size_ib_ucontext` and `alloc_cb::<T>` wrote its
         // data before any other verb of the context could run (`ctx_ready`); the
         // data is dropped only in `dealloc_ucontext`, after this verb returns.
-        Some(unsafe { &(*ctx.cast::<ObjWith<bindings::ib_ucontext, T::UContext>>()).data })
+        let data = unsafe { &(*ctx).data };
+        Some(data)
     }
 
     /// Bytes of provider input.

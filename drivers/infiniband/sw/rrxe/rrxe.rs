@@ -170,12 +170,11 @@ impl kernel::Module for RrxeModule {
             })
         })();
         if registered.is_err() {
-            // SAFETY: No device was created, so nothing queued work or holds the
-            // queues.
-            unsafe {
-                POLL_QUEUE.destroy();
-                WORK_QUEUE.destroy();
-            };
+            // No device was created, so nothing queued work or holds the queues.
+            // SAFETY: Nothing queues work on the poller's queue or holds it.
+            unsafe { POLL_QUEUE.destroy() };
+            // SAFETY: Nothing queues work on the QPs' queue or holds it.
+            unsafe { WORK_QUEUE.destroy() };
         } else {
             pr_info!("loaded\n");
         }
@@ -193,14 +192,14 @@ impl Drop for RrxeModule {
         // The sockets went with the devices; receivers that were already running
         // (under RCU) must finish before the module's code goes away.
         kernel::sync::rcu::synchronize_rcu();
-        // SAFETY: The devices, and so their QPs and QP timers, are gone, and the
+        // The devices, and so their QPs and QP timers, are gone, and the
         // receivers have finished: only work items already queued still use the
         // queues (and queue themselves again on them), and destroying them drains
         // them. The poller first: it may queue a QP's work item, never the reverse.
-        unsafe {
-            POLL_QUEUE.destroy();
-            WORK_QUEUE.destroy();
-        };
+        // SAFETY: Only the poller's own queued runs still use its queue.
+        unsafe { POLL_QUEUE.destroy() };
+        // SAFETY: With the poller drained, only QP work items still use this queue.
+        unsafe { WORK_QUEUE.destroy() };
         pr_info!("unloaded\n");
     }
 }
