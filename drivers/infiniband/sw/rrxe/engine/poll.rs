@@ -49,7 +49,7 @@ impl WorkItem for Poller {
         loop {
             let mut i = 0;
             while let Some(m) = this.member(i) {
-                if scan_one(&this, &m, stop) {
+                if scan_one(&m, stop) {
                     i += 1;
                 } else if let Some(gone) = this.remove(&m) {
                     // Outside every lock: it may be the QP's last reference.
@@ -75,7 +75,7 @@ impl WorkItem for Poller {
 }
 
 /// Probes member `m`, running its requester on a hit; returns whether it stays.
-fn scan_one(_poller: &Poller, m: &Arc<RrxeQp>, stop: bool) -> bool {
+fn scan_one(m: &Arc<RrxeQp>, stop: bool) -> bool {
     let guard = rcu::read_lock();
     let qp = m.live(&guard);
     match probe(m, qp, stop) {

@@ -156,9 +156,11 @@ impl SqPoll {
     }
 
     /// The QP went idle and withdrew its promise: the gap to its next post is
-    /// measured from now.
+    /// measured from now. Nothing to do (not even a clock read) unless polled.
     pub(crate) fn went_idle(&mut self) {
-        self.idle_since = Some(Instant::now());
+        if matches!(self.mode, mode::IDLE_POLL | mode::DEDICATED) {
+            self.idle_since = Some(Instant::now());
+        }
     }
 
     /// A post was found (by the poller, a re-check or a system call): adapts
