@@ -4,7 +4,7 @@
 # system calls a perftest client makes per posted work request, with the rxe
 # provider patched for the doorbell (tools/provider/) and with the stock one.
 # The count is the client's syscw (/proc/PID/io, syscalls.py): that of a run of
-# ITERS iterations less that of a run of BASE (10,000 and 1,000; 6,000 and
+# ITERS iterations less that of a run of BASE (20,000 and 2,000; 6,000 and
 # 1,000 at 4 KiB), both past perftest's start-up
 # (its first 128 posts, which ring until the kernel first promises), so the
 # difference is the steady state's.
@@ -23,8 +23,8 @@
 #    db_disarms), also after perftest is killed mid-stream (1 and 64 QPs),
 #    and rrxe0 saw no ICRC error. The guest then checks kmemleak and dmesg.
 cd "$(dirname "$0")" && . ./lib.sh && . ./doorbell_lib.sh
-ITERS=${RRXE_DOORBELL_ITERS:-10000}
-BASE=1000
+ITERS=${RRXE_DOORBELL_ITERS:-20000}
+BASE=2000
 PP_ITERS=${RRXE_DOORBELL_PP_ITERS:-200}
 STREAM_MAX=0.01
 # TOOL SIZE [ITERS BASE]: 4 KiB runs are shorter; their start-up rings less.

@@ -19,8 +19,8 @@
 #  - every promise withdrawn once idle (db_arms equals db_disarms, and
 #    db_poll_qps is 0).
 cd "$(dirname "$0")" && . ./lib.sh && . ./doorbell_lib.sh
-ITERS=${RRXE_DOORBELL_ITERS:-10000}
-BASE=1000
+ITERS=${RRXE_DOORBELL_ITERS:-20000}
+BASE=2000
 STREAM_MAX=0.01
 PLAN=17
 require_rrxe
