@@ -19,8 +19,7 @@
 #  - every promise withdrawn once idle (db_arms equals db_disarms, and
 #    db_poll_qps is 0).
 cd "$(dirname "$0")" && . ./lib.sh && . ./doorbell_lib.sh
-ITERS=${RRXE_DOORBELL_ITERS:-20000}
-BASE=2000
+ITERS=${RRXE_DOORBELL_ITERS:-8000}
 STREAM_MAX=0.01
 PLAN=17
 require_rrxe
@@ -97,11 +96,11 @@ if ! reload doorbell=3; then
 fi
 for s in "ib_write_bw 64" "ib_send_bw 64"; do
 	read -r tool size <<<"$s"
-	r=$(rate "$tool" "$size" rrxe0 rrxe1 a b 10.0.0.2)
+	r=$(stream_rate "$tool" "$size" rrxe0 rrxe1 a b 10.0.0.2)
 	at_most "doorbell=3: $tool $size B" "$r" "$STREAM_MAX"
 done
 hits=$(stat_of rrxe0 db_poll_hits)
-r=$(ITERS=3000 BASE=300 rate ib_send_lat 2 rrxe0 rrxe1 a b 10.0.0.2)
+r=$(ITERS=1000 BASE=100 rate ib_send_lat 2 rrxe0 rrxe1 a b 10.0.0.2)
 at_most "doorbell=3: ib_send_lat 2 B, the poller takes the posts" "$r" 0.5
 diag "rrxe0: $(nonzero_stats rrxe0 | grep -o 'db_[a-z_]* [0-9]*' | tr '\n' ' ')"
 
