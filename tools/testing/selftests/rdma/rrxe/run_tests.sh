@@ -9,8 +9,11 @@
 # `make run_tests`; it also says which case took 10 s or more.
 # Each script is bounded by the settings file's timeout (2400 s);
 # RRXE_SUITE_TIMEOUT overrides it, as make soak does. Scripts named as
-# arguments run instead of all. The traffic and perftest scripts run again
-# with the stock rxe provider (RRXE_STOCK_RERUN lists which). The KUnit
+# arguments run instead of all. The traffic, perftest, pyverbs and recovery
+# scripts run again with the stock rxe provider (RRXE_STOCK_RERUN lists
+# which); the recovery rerun only rrxe0 -> rrxe1, since its pairings with
+# rdma_rxe test the stock provider no further (RRXE_STOCK_PEERS="rrxe
+# rxe" runs all, as make soak does). The KUnit
 # results of the boot are not here: scripts/test reads them on the host with
 # kunit.py parse.
 cd "$(dirname "$0")" || exit 1
@@ -46,7 +49,7 @@ timed_tap() {
 # with the patched one, the guest's default: lib.sh's RRXE_PROVIDER), named
 # "NAME (stock provider)". RRXE_STOCK_RERUN="" runs none.
 stock=()
-for t in ${RRXE_STOCK_RERUN-rrxe_traffic.sh rrxe_perftest.sh}; do
+for t in ${RRXE_STOCK_RERUN-rrxe_traffic.sh rrxe_perftest.sh rrxe_pyverbs.sh rrxe_recovery.sh}; do
 	[[ " $* " == *" $t "* ]] && stock+=("$t")
 done
 ktap_print_header
@@ -56,12 +59,14 @@ for t in "${unlisted[@]}"; do
 done
 for t in "$@" "${stock[@]/%/:stock}"; do
 	provider=${RRXE_PROVIDER:-doorbell} name="selftests: rdma/rrxe: $t"
+	peers=${RRXE_PEERS:-}
 	if [[ $t == *:stock ]]; then
 		t=${t%:stock} provider=stock name="selftests: rdma/rrxe: $t (stock provider)"
+		peers=${RRXE_STOCK_PEERS:-rrxe}
 	fi
 	echo "# $name"
 	t0=$SECONDS
-	RRXE_PROVIDER=$provider timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
+	RRXE_PROVIDER=$provider RRXE_PEERS=$peers timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
 	rc=${PIPESTATUS[0]}
 	ktap_print_msg "${name#selftests: rdma/rrxe: } took $((SECONDS - t0)) s"
 	case $rc in
