@@ -68,6 +68,16 @@ impl NetDevice {
         unsafe { core::ptr::read_volatile(&raw const (*self.as_raw()).mtu) }
     }
 
+    /// Whether the device is registered and not being unregistered
+    /// (`reg_state == NETREG_REGISTERED`).
+    #[inline]
+    pub fn is_registered(&self) -> bool {
+        // SAFETY: The device is valid; `reg_state` is a byte the core changes under
+        // the RTNL, read here as `READ_ONCE` would.
+        let state = unsafe { core::ptr::read_volatile(&raw const (*self.as_raw()).reg_state) };
+        u32::from(state) == bindings::netdev_reg_state_NETREG_REGISTERED
+    }
+
     /// Whether the interface is administratively up (`IFF_UP`).
     #[inline]
     pub fn is_up(&self) -> bool {

@@ -182,6 +182,11 @@ pub struct DeviceParams<'a> {
     pub netdevs: &'a [&'a NetDevice],
 }
 
+/// The `get_netdev` op of `struct ib_device_ops`: the net device of a port,
+/// with a reference the caller gives back, or null.
+pub(super) type GetNetdevFn =
+    unsafe extern "C" fn(*mut bindings::ib_device, u32) -> *mut bindings::net_device;
+
 #[repr(C)]
 struct DeviceObj<T: Driver> {
     /// Must be first: `_ib_alloc_device` allocates the driver struct around it.
@@ -246,7 +251,8 @@ impl<T: Driver> Device<T> {
 
     /// Finds the registered device of driver `T` whose port is bound to `netdev`
     /// (`ib_device_get_by_netdev`), from any context. The driver id alone is not
-    /// enough: another module may register devices with the same id.
+    /// enough: another module may register devices with the same id. A software
+    /// provider's devices are not bound this way: see [`Device::of_netdev`].
     pub fn get_by_netdev(netdev: &NetDevice) -> Option<DeviceRef<T>> {
         // SAFETY: `netdev` is valid; a non-null result carries a device reference.
         let ib = unsafe { bindings::ib_device_get_by_netdev(netdev.as_raw(), T::DRIVER_ID.into()) };
@@ -336,6 +342,20 @@ impl<T: Driver> Device<T> {
         data: impl PinInit<T::Data, Error>,
         admit: impl FnOnce(&DeviceList<T>, &Device<T>) -> Result,
     ) -> Result {
+        Self::register_inner(name, params, data, admit, None)
+    }
+
+    /// As [`Device::register_with`]. With `get_netdev`, the ports' net devices
+    /// are the driver's to report (the `get_netdev` op): they are not bound with
+    /// `ib_device_set_netdev`, so the core's lookup by net device
+    /// (`ib_device_get_by_netdev`) does not find the device.
+    pub(super) fn register_inner(
+        name: &CStr,
+        params: &DeviceParams<'_>,
+        data: impl PinInit<T::Data, Error>,
+        admit: impl FnOnce(&DeviceList<T>, &Device<T>) -> Result,
+        get_netdev: Option<GetNetdevFn>,
+    ) -> Result {
         let net = match params.netdevs.first() {
             Some(nd) => nd.net_raw(),
             None => &raw mut bindings::init_net,
@@ -357,12 +377,20 @@ impl<T: Driver> Device<T> {
             Self::setup(ib, params);
             let mut ops = Self::OPS;
             ops.owner = Self::owner();
+            if get_netdev.is_some() {
+                ops.get_netdev = get_netdev;
+            }
             // From here on `ib_dealloc_device` calls `dealloc_driver`, which drops
             // the data.
             bindings::ib_set_device_ops(ib, &ops);
         }
 
-        for (i, nd) in params.netdevs.iter().enumerate() {
+        let bound = if get_netdev.is_some() {
+            &[][..]
+        } else {
+            params.netdevs
+        };
+        for (i, nd) in bound.iter().enumerate() {
             // SAFETY: `ib` is valid and not yet registered.
             let err = unsafe { bindings::ib_device_set_netdev(ib, nd.as_raw(), i as u32 + 1) };
             if let Err(e) = to_result(err) {

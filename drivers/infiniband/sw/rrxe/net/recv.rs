@@ -61,7 +61,7 @@ impl WorkItem<1> for RrxeQp {
 /// Takes a packet whose data starts at the UDP header and whose network header is
 /// set.
 pub(crate) fn receive(skb: SkBuff) {
-    let Some(dev) = skb.dev().and_then(rdma::Device::<Rrxe>::get_by_netdev) else {
+    let Some(dev) = skb.dev().and_then(rdma::Device::<Rrxe>::of_netdev) else {
         // Not on a netdev of ours (an rdma_rxe device, or none): dropped.
         return;
     };

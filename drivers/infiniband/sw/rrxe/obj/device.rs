@@ -85,9 +85,17 @@ pub(crate) struct RrxeDevice {
     sw: SoftDevice<Rrxe>,
 }
 
+/// rrxe's devices by netdev, for the receive path (not the core's lookup, which
+/// would also give rdma_rxe's notifier our devices: `kernel::rdma::sw`).
+static NETDEVS: sw::NetdevIndex<Rrxe> = sw::NetdevIndex::new();
+
 impl sw::Provider for Rrxe {
     fn soft(data: &RrxeDevice) -> &SoftDevice<Rrxe> {
         &data.sw
+    }
+
+    fn netdev_index() -> &'static sw::NetdevIndex<Rrxe> {
+        &NETDEVS
     }
 }
 
