@@ -52,28 +52,23 @@ rxe_works() { pp d rxe3 c rxe2 10.0.1.2; }
 active() { ibv_devinfo -d "$1" 2>/dev/null | grep -q PORT_ACTIVE; }
 all_active() { local d; for d in "$@"; do active "$d" || return 1; done; }
 
-# rrxe_pair / rxe_pair: a veth pair in its namespaces and a device on each end
-# (made again after a removal).
-rrxe_pair() {
-	{ [ -e /run/netns/a ] || ip netns add a; } && { [ -e /run/netns/b ] || ip netns add b; } &&
-		ip link add veth0 netns a type veth peer name veth1 netns b &&
-		ip -n a addr add 10.0.0.1/24 dev veth0 && ip -n b addr add 10.0.0.2/24 dev veth1 &&
-		ip -n a link set lo up && ip -n b link set lo up &&
-		ip -n a link set veth0 up && ip -n b link set veth1 up &&
-		ip netns exec a rdma link add rrxe0 type rrxe netdev veth0 &&
-		ip netns exec b rdma link add rrxe1 type rrxe netdev veth1 &&
-		pin_neighbours a veth0 b veth1 10.0.0 && wait_for 10 all_active rrxe0 rrxe1
+# pair TYPE NS_A NS_B DEV_A DEV_B NAME_A NAME_B PREFIX: a veth pair DEV_A/DEV_B
+# in NS_A/NS_B (made if missing), PREFIX.1 and PREFIX.2, and a device of link
+# type TYPE on each end; rrxe_pair and rxe_pair make each driver's again after
+# a removal.
+pair() {
+	local t=$1 na=$2 nb=$3 da=$4 db=$5 ia=$6 ib=$7 p=$8
+	{ [ -e "/run/netns/$na" ] || ip netns add "$na"; } && { [ -e "/run/netns/$nb" ] || ip netns add "$nb"; } &&
+		ip link add "$da" netns "$na" type veth peer name "$db" netns "$nb" &&
+		ip -n "$na" addr add "$p.1/24" dev "$da" && ip -n "$nb" addr add "$p.2/24" dev "$db" &&
+		ip -n "$na" link set lo up && ip -n "$nb" link set lo up &&
+		ip -n "$na" link set "$da" up && ip -n "$nb" link set "$db" up &&
+		ip netns exec "$na" rdma link add "$ia" type "$t" netdev "$da" &&
+		ip netns exec "$nb" rdma link add "$ib" type "$t" netdev "$db" &&
+		pin_neighbours "$na" "$da" "$nb" "$db" "$p" && wait_for 10 all_active "$ia" "$ib"
 }
-rxe_pair() {
-	{ [ -e /run/netns/c ] || ip netns add c; } && { [ -e /run/netns/d ] || ip netns add d; } &&
-		ip link add veth2 netns c type veth peer name veth3 netns d &&
-		ip -n c addr add 10.0.1.1/24 dev veth2 && ip -n d addr add 10.0.1.2/24 dev veth3 &&
-		ip -n c link set lo up && ip -n d link set lo up &&
-		ip -n c link set veth2 up && ip -n d link set veth3 up &&
-		ip netns exec c rdma link add rxe2 type rxe netdev veth2 &&
-		ip netns exec d rdma link add rxe3 type rxe netdev veth3 &&
-		pin_neighbours c veth2 d veth3 10.0.1 && wait_for 10 all_active rxe2 rxe3
-}
+rrxe_pair() { pair rrxe a b veth0 veth1 rrxe0 rrxe1 10.0.0; }
+rxe_pair() { pair rxe c d veth2 veth3 rxe2 rxe3 10.0.1; }
 
 modprobe rdma_rxe
 made() { rrxe_pair && rxe_pair; }
