@@ -562,6 +562,14 @@ mod tests {
                 LinkLayer::Ethernet
             }
             fn hw_stats(_: &Device<Self>, _: u32, _: &mut [u64]) {}
+            fn process_mad(
+                _: &Device<Self>,
+                _: u32,
+                _: &[u8; crate::rdma::device::MAD_SIZE],
+                _: &mut [u8; crate::rdma::device::MAD_SIZE],
+            ) -> crate::rdma::device::MadResult {
+                crate::rdma::device::MadResult::Pass
+            }
         }
 
         #[vtable]
@@ -570,6 +578,7 @@ mod tests {
             fn alloc_ucontext(_: &Device<Self>, _: Option<&UData>) -> Result {
                 Ok(())
             }
+            fn disassociate_ucontext(_: &Device<Self>, (): &()) {}
         }
 
         impl crate::rdma::pd::Operations for Full {
@@ -852,6 +861,7 @@ mod tests {
         assert!(ops.query_pkey.is_some() && ops.get_link_layer.is_some());
         assert!(ops.alloc_hw_port_stats.is_some() && ops.get_hw_stats.is_some());
         assert!(ops.alloc_ucontext.is_some() && ops.mmap.is_some());
+        assert!(ops.process_mad.is_some() && ops.disassociate_ucontext.is_some());
         assert!(ops.resize_user_cq.is_some() && ops.peek_cq.is_some());
         assert!(ops.query_qp.is_some() && ops.fill_res_qp_entry.is_some());
         assert!(ops.attach_mcast.is_some() && ops.detach_mcast.is_some());
@@ -879,6 +889,7 @@ mod tests {
         assert!(ops.query_pkey.is_none() && ops.get_link_layer.is_none());
         assert!(ops.alloc_hw_port_stats.is_none() && ops.get_hw_stats.is_none());
         assert!(ops.alloc_ucontext.is_none() && ops.mmap.is_none());
+        assert!(ops.process_mad.is_none() && ops.disassociate_ucontext.is_none());
         assert!(ops.resize_user_cq.is_none() && ops.peek_cq.is_none());
         assert!(ops.query_qp.is_none() && ops.fill_res_qp_entry.is_none());
         assert!(ops.attach_mcast.is_none() && ops.detach_mcast.is_none());

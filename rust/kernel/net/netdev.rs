@@ -113,6 +113,17 @@ impl NetDevice {
         }
     }
 
+    /// A random locally administered unicast Ethernet address, for an identity
+    /// (a GUID, say) of something on a device with no address of its own, as
+    /// `eth_random_addr` gives.
+    pub fn random_eth_addr() -> [u8; 6] {
+        // SAFETY: `get_random_u64` has no preconditions.
+        let r = unsafe { bindings::get_random_u64() }.to_ne_bytes();
+        let mut a = [r[0], r[1], r[2], r[3], r[4], r[5]];
+        a[0] = (a[0] & 0xfe) | 0x02;
+        a
+    }
+
     /// Adds the Ethernet address `addr` to the device's multicast filter
     /// (`dev_mc_add`). The filter counts additions: each needs one [`Self::mc_del`].
     /// `EINVAL` if the device's addresses are not 6 bytes long.

@@ -103,6 +103,49 @@ pub trait Driver:
     fn hw_stats(_dev: &Device<Self>, _port: u32, _out: &mut [u64]) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+
+    /// `process_mad`: answers a management datagram (`struct ib_mad`, [`MAD_SIZE`]
+    /// bytes, as on the wire) addressed to `port`. The core calls it for every MAD
+    /// its QP1 receives and for the port counters in sysfs
+    /// (`ports/N/counters/`, read as Performance Management `Get`s). `out` is
+    /// zeroed. Optional: without it sysfs has no `counters` directory.
+    fn process_mad(
+        _dev: &Device<Self>,
+        _port: u32,
+        _in_mad: &[u8; MAD_SIZE],
+        _out_mad: &mut [u8; MAD_SIZE],
+    ) -> MadResult {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// The size of a management datagram (`struct ib_mad`, `IB_MGMT_MAD_SIZE`).
+pub const MAD_SIZE: usize = bindings::IB_MGMT_MAD_SIZE as usize;
+
+/// What [`Driver::process_mad`] did with a MAD (`IB_MAD_RESULT_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MadResult {
+    /// Not processed: the core drops the MAD (`IB_MAD_RESULT_FAILURE`).
+    Failure,
+    /// Seen, not answered: the core goes on to its own agents
+    /// (`IB_MAD_RESULT_SUCCESS`).
+    Pass,
+    /// Answered: `out` is the reply (`IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY`).
+    Reply,
+}
+
+impl MadResult {
+    fn to_raw(self) -> c_int {
+        let (s, r) = (
+            bindings::ib_mad_result_IB_MAD_RESULT_SUCCESS as c_int,
+            bindings::ib_mad_result_IB_MAD_RESULT_REPLY as c_int,
+        );
+        match self {
+            Self::Failure => 0,
+            Self::Pass => s,
+            Self::Reply => s | r,
+        }
+    }
 }
 
 /// The name of a hardware counter (`struct rdma_stat_desc`).
@@ -477,6 +520,9 @@ impl<T: Driver> Device<T> {
             ops.alloc_hw_port_stats = Some(Self::alloc_hw_port_stats_cb);
             ops.get_hw_stats = Some(Self::get_hw_stats_cb);
         }
+        if T::HAS_PROCESS_MAD {
+            ops.process_mad = Some(Self::process_mad_cb);
+        }
         ucontext::install::<T>(&mut ops);
         pd::install::<T>(&mut ops);
         cq::install::<T>(&mut ops);
@@ -613,6 +659,48 @@ impl<T: Driver> Device<T> {
             v.write_to(unsafe { &mut *imm });
             Ok(0)
         })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core for a device registered by [`Self::register`],
+    /// with `in_mad` and `out_mad` valid for the call and `out_mad_size` the size
+    /// of `out_mad`'s buffer.
+    #[allow(clippy::too_many_arguments)]
+    unsafe extern "C" fn process_mad_cb(
+        ib: *mut bindings::ib_device,
+        _flags: c_int,
+        port: u32,
+        _in_wc: *const bindings::ib_wc,
+        _in_grh: *const bindings::ib_grh,
+        in_mad: *const bindings::ib_mad,
+        out_mad: *mut bindings::ib_mad,
+        out_mad_size: *mut usize,
+        _out_mad_pkey_index: *mut u16,
+    ) -> c_int {
+        const _: () = assert!(size_of::<bindings::ib_mad>() == MAD_SIZE);
+        // SAFETY: `out_mad_size` is valid for the call.
+        if in_mad.is_null() || out_mad.is_null() || unsafe { *out_mad_size } < MAD_SIZE {
+            return MadResult::Failure.to_raw();
+        }
+        // SAFETY: As in `query_device_cb`; both MADs are valid `struct ib_mad`s of
+        // `MAD_SIZE` bytes (asserted above), the input read-only and the output
+        // owned by the caller for the call. They may alias only if the caller
+        // passes one buffer twice, which no caller does.
+        let (dev, inp, out) = unsafe {
+            (
+                Self::from_raw(ib),
+                &*in_mad.cast::<[u8; MAD_SIZE]>(),
+                &mut *out_mad.cast::<[u8; MAD_SIZE]>(),
+            )
+        };
+        out.fill(0);
+        let r = T::process_mad(dev, port, inp, out);
+        if r == MadResult::Reply {
+            // SAFETY: As above.
+            unsafe { *out_mad_size = MAD_SIZE };
+        }
+        r.to_raw()
     }
 
     /// # Safety

@@ -36,6 +36,21 @@ pub trait Operations: Sized {
     fn alloc_ucontext(_dev: &Device<Self>, _udata: Option<&UData>) -> Result<Self::UContext> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+
+    /// `disassociate_ucontext`: the device is going away (unregistration, a
+    /// module unload, a move to another network namespace) while the process
+    /// still holds the context open. Optional, but without it the core cannot
+    /// take a device from under its users: it holds a reference on the provider's
+    /// module for each open context and refuses netns moves.
+    ///
+    /// The core has already zapped the context's mappings that it tracks and
+    /// destroys its objects after this returns (each through its destroy op);
+    /// the provider stops whatever of its own still reaches into the process's
+    /// memory. `dealloc_ucontext` follows when the process closes its file, or
+    /// at once if the device's removal needs it.
+    fn disassociate_ucontext(_dev: &Device<Self>, _ctx: &Self::UContext) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// Installs the user-context ops of `T` in `ops`, if it has them.
@@ -46,7 +61,24 @@ pub(super) const fn install<T: Driver>(ops: &mut bindings::ib_device_ops) {
         ops.mmap = Some(shared_buf::mmap_cb);
         ops.mmap_free = Some(shared_buf::mmap_free_cb);
         ops.size_ib_ucontext = core::mem::size_of::<ObjWith<bindings::ib_ucontext, T::UContext>>();
+        if T::HAS_DISASSOCIATE_UCONTEXT {
+            ops.disassociate_ucontext = Some(disassociate_cb::<T>);
+        }
     }
+}
+
+/// # Safety
+///
+/// Called only by the RDMA core, for a context [`alloc_cb`] initialised and not
+/// yet deallocated.
+unsafe extern "C" fn disassociate_cb<T: Driver>(ctx: *mut bindings::ib_ucontext) {
+    // SAFETY: The context is alive and belongs to a device of `T` (its ops are
+    // `T`'s), whose data is initialised while it has contexts.
+    let dev = unsafe { Device::<T>::from_raw((*ctx).device) };
+    let ctx = ctx.cast::<ObjWith<bindings::ib_ucontext, T::UContext>>();
+    // SAFETY: `alloc_cb::<T>` wrote the data; it is dropped only in
+    // `dealloc_ucontext`, which the core never runs concurrently with this op.
+    T::disassociate_ucontext(dev, unsafe { &(*ctx).data });
 }
 
 /// # Safety
