@@ -12,6 +12,7 @@
 //! - [`doorbell`]: the kernel's half of the user doorbell handshake.
 //! - [`icrc`]: RoCE v2 invariant CRC with a pluggable CRC-32.
 //! - [`ip`]: the IP/UDP headers around a packet and the UDP source port.
+//! - [`pma`]: the Performance Management agent's answers (port counters).
 //! - [`psn`]: PSN/MSN arithmetic and IBTA timer/credit tables.
 //! - [`qp_state`]: modify-QP transition rules (`ib_modify_qp_is_ok`).
 //! - [`answers`]: the RC responder's queue of answers, cut into packets.
@@ -31,6 +32,7 @@ pub mod icrc;
 pub mod ip;
 pub mod opcode;
 pub mod packet;
+pub mod pma;
 pub mod psn;
 pub mod qp_state;
 pub mod read_ahead;

@@ -18,6 +18,7 @@ use super::icrc::{self, Crc32, IcrcError, NetHdr, SoftCrc32, ICRC_SEED};
 use super::ip;
 use super::opcode::{self, Transport};
 use super::packet::{self, HeaderFields, ParseError};
+use super::pma;
 use super::psn;
 use super::qp_state::{attr, modify_is_ok, QpState, QpType};
 use super::read_ahead::{ReadAhead, SPAN};
@@ -89,6 +90,10 @@ macro_rules! rrxe_proto_cases {
             doorbell_cq_arm_matches => case_doorbell_cq_arm_matches,
             doorbell_cq_arm_take => case_doorbell_cq_arm_take,
             doorbell_cq_arm_take_hostile => case_doorbell_cq_arm_take_hostile,
+            pma_class_port_info => case_pma_class_port_info,
+            pma_counters_ext => case_pma_counters_ext,
+            pma_link_downed_saturates => case_pma_link_downed_saturates,
+            pma_other_requests => case_pma_other_requests,
         }
     };
 }
@@ -1586,4 +1591,95 @@ fn case_doorbell_cq_arm_take_hostile() -> CaseResult {
         "load, failed exchange, load, exchange",
     )?;
     check(w.arm.get() == 0, "the arm is taken")
+}
+
+fn case_pma_class_port_info() -> CaseResult {
+    let mut out = [0u8; pma::MAD_SIZE];
+    let inp = pma::request(0x01, pma::ATTR_CLASS_PORT_INFO, 0);
+    check(
+        pma::answer(&inp, &mut out, &pma::PortCounters::default()) == pma::Answer::Reply,
+        "ClassPortInfo is answered",
+    )?;
+    check(
+        out[3] == 0x81 && pma::reply_status(&out) == 0,
+        "GetResp, status 0",
+    )?;
+    check(out[8..16] == inp[8..16], "the transaction id is kept")?;
+    check(
+        u16::from_be_bytes([pma::reply_byte(&out, 2), pma::reply_byte(&out, 3)])
+            == pma::CAP_EXT_WIDTH,
+        "the extended counters are offered",
+    )
+}
+
+fn case_pma_counters_ext() -> CaseResult {
+    let c = pma::PortCounters {
+        xmit_bytes: 4 * 1000 + 3,
+        rcv_bytes: 4 * 999,
+        xmit_packets: 7,
+        rcv_packets: 6,
+        link_downed: 2,
+    };
+    let mut out = [0u8; pma::MAD_SIZE];
+    let inp = pma::request(0x01, pma::ATTR_PORT_COUNTERS_EXT, 1);
+    check(
+        pma::answer(&inp, &mut out, &c) == pma::Answer::Reply,
+        "answered",
+    )?;
+    check(pma::reply_byte(&out, 1) == 1, "the port select is kept")?;
+    check(
+        pma::reply_u64(&out, 8) == 1000,
+        "data sent, in 4-byte words",
+    )?;
+    check(
+        pma::reply_u64(&out, 16) == 999,
+        "data received, in 4-byte words",
+    )?;
+    check(pma::reply_u64(&out, 24) == 7, "packets sent")?;
+    check(pma::reply_u64(&out, 32) == 6, "packets received")?;
+    check(
+        pma::reply_u64(&out, 40) == 0,
+        "unicast packets are not counted",
+    )
+}
+
+fn case_pma_link_downed_saturates() -> CaseResult {
+    let mut out = [0u8; pma::MAD_SIZE];
+    let inp = pma::request(0x01, pma::ATTR_PORT_COUNTERS, 1);
+    let mut c = pma::PortCounters {
+        link_downed: 3,
+        ..Default::default()
+    };
+    pma::answer(&inp, &mut out, &c);
+    check(pma::reply_byte(&out, 7) == 3, "link downed")?;
+    c.link_downed = 300;
+    pma::answer(&inp, &mut out, &c);
+    check(pma::reply_byte(&out, 7) == 255, "stops at all ones")
+}
+
+fn case_pma_other_requests() -> CaseResult {
+    let c = pma::PortCounters::default();
+    let mut out = [0u8; pma::MAD_SIZE];
+    let mut inp = pma::request(0x01, pma::ATTR_PORT_COUNTERS_EXT, 1);
+    inp[1] = 0x07; // the CM's class
+    check(
+        pma::answer(&inp, &mut out, &c) == pma::Answer::Pass,
+        "other classes pass",
+    )?;
+    check(out.iter().all(|&b| b == 0), "and leave the reply alone")?;
+    let inp = pma::request(0x02, pma::ATTR_PORT_COUNTERS_EXT, 1);
+    check(
+        pma::answer(&inp, &mut out, &c) == pma::Answer::Reply,
+        "Set is answered",
+    )?;
+    check(
+        pma::reply_status(&out) == pma::STATUS_UNSUPPORTED_METHOD,
+        "as an unsupported method",
+    )?;
+    let inp = pma::request(0x01, 0x0015, 1);
+    pma::answer(&inp, &mut out, &c);
+    check(
+        pma::reply_status(&out) == pma::STATUS_UNSUPPORTED_ATTR,
+        "an unknown attribute is unsupported",
+    )
 }
