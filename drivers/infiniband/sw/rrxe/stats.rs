@@ -126,10 +126,17 @@ pub(crate) enum Counter {
     DbPollNs,
     /// QPs in the poller's set now (a gauge, at most 64).
     DbPollQps,
+    /// Bytes sent, IP header to ICRC (rdma_rxe's `sent_bytes`).
+    SentBytes,
+    /// Bytes received in packets with a good ICRC, IP header to ICRC
+    /// (rdma_rxe's `rcvd_bytes`).
+    RcvdBytes,
+    /// Times the port went from active to down (rdma_rxe's `link_downed`).
+    LinkDowned,
 }
 
 /// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 51] = [
+pub(crate) static DESCS: [StatDesc; 54] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -181,6 +188,9 @@ pub(crate) static DESCS: [StatDesc; 51] = [
     StatDesc::new(c"db_poll_preempted"),
     StatDesc::new(c"db_poll_ns"),
     StatDesc::new(c"db_poll_qps"),
+    StatDesc::new(c"sent_bytes"),
+    StatDesc::new(c"rcvd_bytes"),
+    StatDesc::new(c"link_downed"),
 ];
 
 /// The counters of one device: atomics, bumped from any context without a
@@ -207,6 +217,11 @@ impl Stats {
     /// Takes `n` off a gauge ([`Counter::DbPollQps`]).
     pub(crate) fn sub(&self, c: Counter, n: u64) {
         self.v[c as usize].fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// The value of one counter.
+    pub(crate) fn get(&self, c: Counter) -> u64 {
+        self.v[c as usize].load(Ordering::Relaxed)
     }
 
     /// Reads the counters, in [`DESCS`] order, into `out`.

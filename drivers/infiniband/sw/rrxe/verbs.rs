@@ -26,7 +26,7 @@ use kernel::{
         ah::{Ah, AhAttr},
         attr::{DeviceAttr, DriverId, LinkLayer, Mtu, PortAttr, PortImmutable},
         cq::{Cq, CqInitAttr, CqNotifyFlags},
-        device::StatDesc,
+        device::{MadResult, StatDesc, MAD_SIZE},
         mr::{AccessFlags, Mr, MrKeys, MrType},
         mw::{Mw, MwType},
         pd::Pd,
@@ -82,6 +82,15 @@ impl rdma::Driver for Rrxe {
         // Every port of a RoCE provider is Ethernet.
         LinkLayer::Ethernet
     }
+
+    fn process_mad(
+        dev: &rdma::Device<Self>,
+        port_num: u32,
+        in_mad: &[u8; MAD_SIZE],
+        out_mad: &mut [u8; MAD_SIZE],
+    ) -> MadResult {
+        device::process_mad(dev, port_num, in_mad, out_mad)
+    }
 }
 
 #[vtable]
@@ -91,6 +100,13 @@ impl rdma::ucontext::Operations for Rrxe {
     fn alloc_ucontext(dev: &rdma::Device<Self>, udata: Option<&UData>) -> Result<RrxeUContext> {
         pd::alloc_ucontext(dev, udata)
     }
+
+    /// Nothing to stop: what of a context reaches into the process is its
+    /// objects (rings the process maps from kernel memory, MRs' pinned pages),
+    /// which the core destroys next, each through its destroy op. Having the op
+    /// lets the core take a device from its users: rmmod, `rdma link del` and
+    /// netdev removal while applications run, and netns moves.
+    fn disassociate_ucontext(_dev: &rdma::Device<Self>, _ctx: &RrxeUContext) {}
 }
 
 impl rdma::pd::Operations for Rrxe {

@@ -21,7 +21,7 @@ use crate::{
         ip,
         packet::{self, Packet},
     },
-    stats::Counter,
+    stats::{Counter, Stats},
 };
 use core::sync::atomic::Ordering;
 use kernel::{
@@ -83,8 +83,12 @@ struct Parsed<'a> {
 }
 
 impl Parsed<'_> {
-    fn verify_icrc(&self) -> Result<(), Counter> {
-        icrc::verify(&KernelCrc, self.nh, self.udp, self.raw).map_err(|_| Counter::RcvIcrcError)
+    /// Checks the ICRC; a good packet counts its bytes, IP header to ICRC, as
+    /// rdma_rxe's `rcvd_bytes` does.
+    fn verify_icrc(&self, stats: &Stats) -> Result<(), Counter> {
+        icrc::verify(&KernelCrc, self.nh, self.udp, self.raw).map_err(|_| Counter::RcvIcrcError)?;
+        stats.add(Counter::RcvdBytes, self.ip.len() as u64);
+        Ok(())
     }
 }
 
@@ -113,8 +117,9 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     skb.linearize().map_err(|_| Counter::RcvMalformed)?;
     let p = parse(&skb)?;
     let qpn = p.pkt.bth.dest_qpn();
+    let stats = &dev.data().stats;
     if qpn == MULTICAST_QPN {
-        p.verify_icrc()?;
+        p.verify_icrc(stats)?;
         deliver_to_group(dev, &p.pkt, p.ip)?;
         skb.consume();
         return Ok(());
@@ -122,7 +127,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let guard = rcu::read_lock();
     let Some(qp) = dev.qp_rcu(qpn, &guard) else {
         // A corrupted QPN is an ICRC error, not a missing QP.
-        p.verify_icrc()?;
+        p.verify_icrc(stats)?;
         return Err(Counter::RcvUnknownQp);
     };
     let inner = qp.data();
@@ -141,7 +146,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
         drop(q);
         return match queued {
             Ok(()) => {
-                dev.data().stats.inc(Counter::RcvDeferred);
+                stats.inc(Counter::RcvDeferred);
                 qp::work::defer_receive(inner);
                 Ok(())
             }
@@ -149,7 +154,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
             Err(_skb) => Err(Counter::RcvQueueFull),
         };
     }
-    p.verify_icrc()?;
+    p.verify_icrc(stats)?;
     engine::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
     Ok(())
@@ -181,7 +186,7 @@ fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
 
 fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
     let p = parse(skb)?;
-    p.verify_icrc()?;
+    p.verify_icrc(&qp.device().data().stats)?;
     engine::receive(qp, &p.pkt, p.ip)
 }
 

@@ -187,9 +187,14 @@ pub(crate) fn xmit(
     let ndev = dev.netdev();
     let net = ndev.net();
     let stats = &dev.data().stats;
-    if ndev.hw_addr() == Some(path.dmac) {
+    let bytes = u64::from(skb.len());
+    // As rdma_rxe: a packet to the netdev's own address is looped back. An L3
+    // netdev (tun) has no address, and the core resolves every destination on
+    // it to the all-zero one, so all its packets loop back, as on rxe.
+    if ndev.hw_addr().unwrap_or([0; 6]) == path.dmac {
         skb.pull(path.ip_len() as u32)?;
         stats.inc(crate::stats::Counter::SentPackets);
+        stats.add(crate::stats::Counter::SentBytes, bytes);
         // As if it came from the wire, to the sockets' receiver.
         <Rrxe as EncapReceiver>::receive(skb);
         return Ok(());
@@ -226,7 +231,10 @@ pub(crate) fn xmit(
         route::ip_local_out(net, skb)
     };
     match r {
-        Ok(()) => stats.inc(crate::stats::Counter::SentPackets),
+        Ok(()) => {
+            stats.inc(crate::stats::Counter::SentPackets);
+            stats.add(crate::stats::Counter::SentBytes, bytes);
+        }
         Err(_) => stats.inc(crate::stats::Counter::SendErrors),
     }
     // Like rxe, a packet the stack dropped is not an error of the WQE: the transport

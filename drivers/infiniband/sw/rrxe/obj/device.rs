@@ -12,24 +12,25 @@ use crate::{
         srq::RrxeSrq, Rrxe,
     },
     params,
-    stats::Stats,
+    proto::pma,
+    stats::{Counter, Stats},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use kernel::{
     net::netdev::{Event, NetDevice},
-    new_spinlock_irq,
+    new_mutex, new_spinlock_irq,
     prelude::*,
     rdma::{
         self,
         attr::{
             cap, port, DeviceAttr, Mtu, NodeType, PhysState, PortAttr, PortImmutable, PortState,
         },
-        device::DeviceParams,
+        device::{DeviceParams, MadResult, MAD_SIZE},
         event::EventType,
         sw::{self, QpTable, SoftDevice},
     },
     str::CStr,
-    sync::{Arc, SpinLockIrq},
+    sync::{Arc, Mutex, SpinLockIrq},
 };
 
 /// Per-device state. Created by [`add`] and dropped by the RDMA core's
@@ -59,7 +60,8 @@ pub(crate) struct RrxeDevice {
     /// QPs whose send queue holds WQEs not yet completed ([`crate::obj::qp::SendQueue`]
     /// keeps it exact): the doorbell sends a lone SEND stream itself.
     pub(crate) busy_qps: AtomicU32,
-    /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`).
+    /// The netdev's MAC, the seed of the GUIDs (rxe's `raw_gid`); a random
+    /// address on an L3 netdev, which has none.
     mac: [u8; 6],
     /// The last port state reported to ULPs, so each change is reported once.
     reported_state: AtomicU32,
@@ -77,8 +79,12 @@ pub(crate) struct RrxeDevice {
     /// Multicast groups and their QPs.
     #[pin]
     pub(crate) mcast: mcast::Groups,
-    /// This device's share of its namespace's port-4791 sockets.
-    _sockets: SocketUse,
+    /// This device's share of its namespace's port-4791 sockets, given back
+    /// when its netdev unregisters (as rdma_rxe does, so the port closes with
+    /// the netdev and not only once the queued unregistration ran), or else
+    /// with the device.
+    #[pin]
+    sockets: Mutex<Option<SocketUse>>,
     /// The netdev and the QPs by number (`kernel::rdma::sw`). Last: dropped
     /// after the rest.
     #[pin]
@@ -221,11 +227,9 @@ pub(crate) fn port_immutable(port_num: u32) -> Result<PortImmutable> {
 
 /// `rdma link add NAME type rrxe netdev NDEV`.
 pub(crate) fn add(name: &CStr, ndev: &NetDevice) -> Result {
-    if !ndev.is_ethernet() {
-        pr_err!("{}: {} is not an Ethernet device\n", name, ndev.name());
-        return Err(EINVAL);
-    }
-    let mac = ndev.hw_addr().ok_or(EINVAL)?;
+    // Any netdev, as rdma_rxe 7.3: an L3 one (tun) has no MAC, so the GUID
+    // comes from a random address, and its packets loop back (`net::xmit`).
+    let mac = ndev.hw_addr().unwrap_or_else(NetDevice::random_eth_addr);
     // Binding 4791 fails here (EADDRINUSE) if rdma_rxe owns it in this namespace.
     let sockets = SocketUse::get(ndev.net())?;
     let guid = u64::from_ne_bytes(params::eui64(mac));
@@ -257,7 +261,7 @@ pub(crate) fn add(name: &CStr, ndev: &NetDevice) -> Result {
         poller,
         atomic_lock <- new_spinlock_irq!(()),
         mcast <- mcast::Groups::new(),
-        _sockets: sockets,
+        sockets <- new_mutex!(Some(sockets)),
         sw <- SoftDevice::new(ndev),
     }? Error);
     // `register` refuses a second device on the netdev (EEXIST) under the list's lock.
@@ -280,6 +284,9 @@ pub(crate) fn netdev_event(dev: &rdma::Device<Rrxe>, event: Event) {
             if !dev.data().unregistering.swap(true, Ordering::Relaxed) {
                 dev.unregister_queued();
             }
+            // Dropped outside the device's lock: it takes the socket table's.
+            let share = dev.data().sockets.lock().take();
+            drop(share);
         }
         Event::Up | Event::Down | Event::Change => {
             let state = PortState::of_netdev(dev.netdev());
@@ -288,6 +295,7 @@ pub(crate) fn netdev_event(dev: &rdma::Device<Rrxe>, event: Event) {
                 let ev = if state == PortState::Active {
                     EventType::PortActive
                 } else {
+                    dev.data().stats.inc(Counter::LinkDowned);
                     EventType::PortErr
                 };
                 dev.dispatch_port_event(1, ev);
@@ -296,3 +304,29 @@ pub(crate) fn netdev_event(dev: &rdma::Device<Rrxe>, event: Event) {
         _ => {}
     }
 }
+
+/// The port's Performance Management agent (`process_mad`): the port counters
+/// in sysfs (`ports/1/counters/`), from the device's counters, as rdma_rxe.
+pub(crate) fn process_mad(
+    dev: &rdma::Device<Rrxe>,
+    port_num: u32,
+    in_mad: &[u8; MAD_SIZE],
+    out_mad: &mut [u8; MAD_SIZE],
+) -> MadResult {
+    if check_port(port_num).is_err() {
+        return MadResult::Failure;
+    }
+    let s = &dev.data().stats;
+    let c = pma::PortCounters {
+        xmit_bytes: s.get(Counter::SentBytes),
+        rcv_bytes: s.get(Counter::RcvdBytes),
+        xmit_packets: s.get(Counter::SentPackets),
+        rcv_packets: s.get(Counter::RcvdPackets),
+        link_downed: s.get(Counter::LinkDowned),
+    };
+    match pma::answer(in_mad, out_mad, &c) {
+        pma::Answer::Reply => MadResult::Reply,
+        pma::Answer::Pass => MadResult::Pass,
+    }
+}
+const _: () = assert!(pma::MAD_SIZE == MAD_SIZE);
