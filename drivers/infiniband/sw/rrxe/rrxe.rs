@@ -33,13 +33,17 @@ mod verbs;
 
 use obj::{device, Rrxe};
 
+/// The module, with the link type's alias `$alias` (`rdma link add` of an
+/// unknown type loads `rdma-link-TYPE`). Its messages say "rrxe" in both builds.
+macro_rules! rrxe_module {
+    ($alias:tt) => {
 module! {
     type: RrxeModule,
     name: "rrxe",
     authors: ["rrxe developers"],
     description: "Soft RoCE v2 RDMA provider (Rust)",
     license: "GPL",
-    alias: ["rdma-link-rrxe"],
+    alias: [$alias],
     params: {
         doorbell: u32 {
             default: 1,
@@ -63,6 +67,21 @@ module! {
         },
     },
 }
+    };
+}
+
+// The drop-in build (`RRXE_DROPIN=1`, Documentation/admin-guide.rst) is module
+// `rdma_rxe` (the Makefile names the object) with link type `rxe`.
+#[cfg(not(rrxe_dropin))]
+rrxe_module!("rdma-link-rrxe");
+#[cfg(rrxe_dropin)]
+rrxe_module!("rdma-link-rxe");
+
+/// The link type users name in `rdma link add NAME type TYPE`.
+#[cfg(not(rrxe_dropin))]
+const LINK_TYPE: &CStr = c"rrxe";
+#[cfg(rrxe_dropin)]
+const LINK_TYPE: &CStr = c"rxe";
 
 /// The doorbell mode (`doorbell` parameter), read when a process opens a device.
 pub(crate) fn doorbell() -> u32 {
@@ -116,11 +135,11 @@ pub(crate) fn poll_queue() -> &'static Queue {
     POLL_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
 }
 
-/// The `rrxe` link type.
+/// The `rrxe` link type (`rxe` in the drop-in build).
 struct RrxeLink;
 
 impl link::LinkOps for RrxeLink {
-    const TYPE: &'static CStr = c"rrxe";
+    const TYPE: &'static CStr = LINK_TYPE;
 
     fn newlink(name: &CStr, ndev: &NetDevice) -> Result {
         device::add(name, ndev)
