@@ -41,7 +41,7 @@ expect_fail() { # NAME ERROR-REGEX CMD...
 	ok "$name: $(echo "$out" | head -n1)"
 }
 expect_fail "nonexistent netdev" "No such device" ip netns exec la rdma link add lrx9 type rrxe netdev nosuch0
-expect_fail "loopback is not Ethernet" "Invalid argument" ip netns exec la rdma link add lrx9 type rrxe netdev lo
+expect_fail "a netdev of another namespace" "No such device" ip netns exec la rdma link add lrx9 type rrxe netdev lx1
 expect_fail "second device on one netdev" "File exists" ip netns exec la rdma link add lrx9 type rrxe netdev lx0
 expect_fail "duplicate name" "File exists" ip netns exec lb rdma link add lrx0 type rrxe netdev lx1
 expect_fail "name too long" "policy|Invalid|range" ip netns exec lb rdma link add "$(printf 'r%.0s' $(seq 1 80))" type rrxe netdev lx1
