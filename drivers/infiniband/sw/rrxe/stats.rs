@@ -135,8 +135,22 @@ pub(crate) enum Counter {
     LinkDowned,
 }
 
-/// Counter names, in `Counter` order.
-pub(crate) static DESCS: [StatDesc; 54] = [
+/// How many counters rrxe keeps (`Counter`'s variants).
+const COUNTERS: usize = 54;
+
+/// rdma_rxe's names for counters rrxe keeps under names of its own, with the
+/// same meaning, so that monitoring keyed on rxe's names works: shown after
+/// rrxe's in [`DESCS`], in this order.
+const RXE_ALIASES: [Counter; 5] = [
+    Counter::RcvDuplicate,
+    Counter::RcvdRnrNak,
+    Counter::SentRnrNak,
+    Counter::RcvdSeqNak,
+    Counter::RnrRetryExceeded,
+];
+
+/// Counter names: `Counter`'s, in its order, then [`RXE_ALIASES`]'.
+pub(crate) static DESCS: [StatDesc; COUNTERS + RXE_ALIASES.len()] = [
     StatDesc::new(c"sent_pkts"),
     StatDesc::new(c"send_err"),
     StatDesc::new(c"rcvd_pkts"),
@@ -191,18 +205,26 @@ pub(crate) static DESCS: [StatDesc; 54] = [
     StatDesc::new(c"sent_bytes"),
     StatDesc::new(c"rcvd_bytes"),
     StatDesc::new(c"link_downed"),
+    // RXE_ALIASES.
+    StatDesc::new(c"duplicate_request"),
+    StatDesc::new(c"rcvd_rnr_err"),
+    StatDesc::new(c"send_rnr_err"),
+    StatDesc::new(c"rcvd_seq_err"),
+    StatDesc::new(c"retry_rnr_exceeded_err"),
 ];
+
+const _: () = assert!(Counter::LinkDowned as usize == COUNTERS - 1);
 
 /// The counters of one device: atomics, bumped from any context without a
 /// lock, and read by `rdma statistic`. They live as long as the device.
 pub(crate) struct Stats {
-    v: [AtomicU64; DESCS.len()],
+    v: [AtomicU64; COUNTERS],
 }
 
 impl Stats {
     pub(crate) fn new() -> Self {
         Self {
-            v: [const { AtomicU64::new(0) }; DESCS.len()],
+            v: [const { AtomicU64::new(0) }; COUNTERS],
         }
     }
 
@@ -226,7 +248,11 @@ impl Stats {
 
     /// Reads the counters, in [`DESCS`] order, into `out`.
     pub(crate) fn read_into(&self, out: &mut [u64]) {
-        for (o, c) in out.iter_mut().zip(self.v.iter()) {
+        let sources = self
+            .v
+            .iter()
+            .chain(RXE_ALIASES.iter().map(|&c| &self.v[c as usize]));
+        for (o, c) in out.iter_mut().zip(sources) {
             *o = c.load(Ordering::Relaxed);
         }
     }

@@ -9,7 +9,8 @@
 #   it, and carries traffic there;
 # - links on L3 netdevs (tun), whose packets loop back, as on rxe;
 # - the port counters in sysfs (ports/1/counters/, the PMA): port_xmit_data of
-#   one end equals port_rcv_data of the other after traffic.
+#   one end equals port_rcv_data of the other after traffic;
+# - rdma_rxe's counter names in `rdma statistic`, beside rrxe's.
 # The kernel's own rxe_*.sh selftests, run under scripts/vm --dropin, cover the
 # rest (the socket's life with the links, names across namespaces).
 cd "$(dirname "$0")" && . ./lib.sh
@@ -18,7 +19,7 @@ require_rrxe
 require_cmd ibv_rc_pingpong
 require_python pyverbs
 ktap_print_header
-ktap_set_plan 16
+ktap_set_plan 17
 ready=$(mktemp -u)
 
 # hold_then NAME DEV ACTION...: hold.py holds DEV; ACTION must complete within
@@ -98,9 +99,20 @@ else
 	not_ok "port_xmit_data of one end equals port_rcv_data of the other (${x0b:-?}-${x0:-?} vs ${r1b:-?}-${r1:-?})"
 	diag "$(cat /tmp/pp.s /tmp/pp.c)"
 fi
+# 12: rdma_rxe's counter names, beside rrxe's, with rxe's meaning.
+names="sent_pkts rcvd_pkts send_err sent_bytes rcvd_bytes link_downed retry_exceeded_err
+	duplicate_request rcvd_rnr_err send_rnr_err rcvd_seq_err retry_rnr_exceeded_err"
+missing=""
+for n in $names; do [ -n "$(stat_of qrx0 "$n")" ] || missing+=" $n"; done
+sb=$(stat_of qrx0 sent_bytes) xd=$(cat $c/qrx0/ports/1/counters/port_xmit_data 2>/dev/null)
+if [ -z "$missing" ] && [ -n "$sb" ] && [ $((sb / 4)) = "$xd" ]; then
+	ok "rdma statistic has rdma_rxe's counter names; sent_bytes / 4 = port_xmit_data ($xd)"
+else
+	not_ok "rdma statistic has rdma_rxe's counter names (missing:${missing:- none}); sent_bytes ${sb:-?} / 4 = port_xmit_data ${xd:-?}"
+fi
 ip netns del qa; ip netns del qb
 
-# 12-13: an L3 netdev (tun, no MAC) takes a link; its packets loop back.
+# 13-14: an L3 netdev (tun, no MAC) takes a link; its packets loop back.
 ip tuntap add mode tun ptun0 && ip addr add 10.8.0.1/24 dev ptun0 && ip link set ptun0 up
 check "a link on a tun device" rdma link add ptn0 type rrxe netdev ptun0
 wait_for 10 gid_index ptn0 4 >/dev/null
@@ -115,7 +127,7 @@ else
 fi
 rdma link del ptn0; ip link del ptun0
 
-# 14-16: exclusive mode: a device moves into a namespace while a process
+# 15-17: exclusive mode: a device moves into a namespace while a process
 # holds it; the holder loses it as on rmmod; the device opens in its new
 # namespace and is gone from the first. The core changes the mode only while
 # no namespace but the initial one exists.
