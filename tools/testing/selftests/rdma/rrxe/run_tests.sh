@@ -11,9 +11,11 @@
 # RRXE_SUITE_TIMEOUT overrides it, as make soak does. Scripts named as
 # arguments run instead of all. The traffic, perftest, pyverbs and recovery
 # scripts run again with the stock rxe provider (RRXE_STOCK_RERUN lists
-# which); the recovery rerun only rrxe0 -> rrxe1, since its pairings with
+# which); the reruns only rrxe0 -> rrxe1, since the pairings with
 # rdma_rxe test the stock provider no further (RRXE_STOCK_PEERS="rrxe
-# rxe" runs all, as make soak does). The KUnit
+# rxe" runs all, as make soak does), the recovery rerun with 4 MiB through
+# the lossy path (RRXE_LOSS_MIB, which make soak sets, overrides it) and the
+# pyverbs rerun with the modules that post (rrxe_pyverbs.sh). The KUnit
 # results of the boot are not here: scripts/test reads them on the host with
 # kunit.py parse.
 cd "$(dirname "$0")" || exit 1
@@ -59,14 +61,15 @@ for t in "${unlisted[@]}"; do
 done
 for t in "$@" "${stock[@]/%/:stock}"; do
 	provider=${RRXE_PROVIDER:-doorbell} name="selftests: rdma/rrxe: $t"
-	peers=${RRXE_PEERS:-}
+	peers=${RRXE_PEERS:-} loss_mib=${RRXE_LOSS_MIB:-16}
 	if [[ $t == *:stock ]]; then
 		t=${t%:stock} provider=stock name="selftests: rdma/rrxe: $t (stock provider)"
-		peers=${RRXE_STOCK_PEERS:-rrxe}
+		peers=${RRXE_STOCK_PEERS:-rrxe} loss_mib=${RRXE_LOSS_MIB:-4}
 	fi
 	echo "# $name"
 	t0=$SECONDS
-	RRXE_PROVIDER=$provider RRXE_PEERS=$peers timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
+	RRXE_PROVIDER=$provider RRXE_PEERS=$peers RRXE_LOSS_MIB=$loss_mib \
+		timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
 	rc=${PIPESTATUS[0]}
 	ktap_print_msg "${name#selftests: rdma/rrxe: } took $((SECONDS - t0)) s"
 	case $rc in
