@@ -86,12 +86,6 @@ impl NetDevice {
         flags & bindings::IFF_UP != 0
     }
 
-    /// Whether this is an Ethernet device (`ARPHRD_ETHER`: veth, virtio, VLAN, ...).
-    pub fn is_ethernet(&self) -> bool {
-        // SAFETY: The device is valid by the type invariant.
-        unsafe { u32::from((*self.as_raw()).type_) == bindings::ARPHRD_ETHER }
-    }
-
     /// Whether this is an 802.1Q VLAN device.
     pub fn is_vlan(&self) -> bool {
         // SAFETY: The device is valid by the type invariant.
