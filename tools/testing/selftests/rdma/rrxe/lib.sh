@@ -102,6 +102,14 @@ use_provider() {
 	RRXE_PROVIDER=$1
 }
 use_provider "${RRXE_PROVIDER:-doorbell}" || exit 1
+# The pairings with rdma_rxe (traffic, perftest, recovery) post through
+# RRXE_RXE_PROVIDER, rdma-core's stock provider unless set: one run then covers
+# rrxe under both providers, the doorbell one with rrxe1 and the stock one
+# against rdma_rxe, as unmodified rdma-core on both sides of a mixed cluster.
+# rxe_pairings_begin switches to it, rxe_pairings_end back.
+RRXE_RUN_PROVIDER=$RRXE_PROVIDER
+rxe_pairings_begin() { use_provider "${RRXE_RXE_PROVIDER:-stock}"; }
+rxe_pairings_end() { use_provider "$RRXE_RUN_PROVIDER"; }
 # provider_file DEV: the provider file that libibverbs, in this environment,
 # uses for DEV (the library holding its post_send).
 provider_file() {

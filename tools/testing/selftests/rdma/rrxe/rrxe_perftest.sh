@@ -11,8 +11,8 @@
 # the full product instead: every size, MTU and family for every tool and
 # pairing (ib_atomic_bw has one size, 8 B). A run passes when the client prints
 # its result line for the size and iteration count, and both sides exit 0.
-# RRXE_PEERS=rrxe runs only rrxe0 -> rrxe1 (run_tests.sh's rerun with the
-# stock provider, which is all rrxe's).
+# The pairings with rdma_rxe post through rdma-core's stock provider (lib.sh's
+# rxe_pairings_begin). RRXE_PEERS=rrxe runs only rrxe0 -> rrxe1.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PERFTEST_ITERS:-20}
 FULL=${RRXE_PERFTEST_FULL:-0}
@@ -196,8 +196,10 @@ killed_responder
 $NSB rdma link del rrxe1
 if [ "$PAIRINGS" = 3 ]; then
 	$NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+	rxe_pairings_begin
 	pairing 1 a rrxe0 b rxe1
 	pairing 2 b rxe1 a rrxe0
+	rxe_pairings_end
 fi
 check "rrxe0 saw no ICRC errors" test "$(stat_of rrxe0 rcv_icrc_err)" = 0
 $NSB rdma link del rxe1 2>/dev/null

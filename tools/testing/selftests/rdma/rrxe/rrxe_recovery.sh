@@ -73,8 +73,9 @@
 #    of a SEND flushes the receive it took from the SRQ, leaves the others there
 #    and raises QP_LAST_WQE_REACHED.
 # Then the counters that say how rrxe recovered (retransmits, NAKs, timeouts).
-# RRXE_PEERS=rrxe runs only rrxe0 -> rrxe1 and its counters (34
-# cases): run_tests.sh's rerun with the stock provider, which is all rrxe's.
+# The pairings with rdma_rxe post through rdma-core's stock provider (lib.sh's
+# rxe_pairings_begin). RRXE_PEERS=rrxe runs only rrxe0 -> rrxe1 and its
+# counters (34 cases).
 cd "$(dirname "$0")" && . ./lib.sh
 # 16 MiB at MTU 4096 is 4,096 packets a phase, ~200 of them lost: every
 # recovery path moves, and the CI stage pays ~35 s a fast day, not ~125.
@@ -265,8 +266,10 @@ $NSB rdma link del rrxe1
 
 if [ "$PLAN" = 72 ]; then
 	$NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+	rxe_pairings_begin
 	pairing rrxe0 a veth0 rxe1 "$RXE_MIB" "$RXE_MTU"
 	pairing rxe1 b veth1 rrxe0 "$RXE_MIB" "$RXE_MTU"
+	rxe_pairings_end
 	for c in send_err completer_retry_err rcvd_seq_err retry_exceeded_err; do
 		diag "rxe1 $c $(stat_of rxe1 "$c")"
 	done

@@ -18,13 +18,13 @@
 #  - the sockets: *:4791 exists while a device does; rdma_rxe cannot take 4791 in
 #    a namespace where rrxe has it; deleting a namespace under a device is clean;
 #  - the counters: packets are counted and no ICRC error was seen.
-# RRXE_PEERS=rrxe leaves out the runs with rdma_rxe (run_tests.sh's rerun with
-# the stock provider, which is all rrxe's).
+# The runs with rdma_rxe post through rdma-core's stock provider (lib.sh's
+# rxe_pairings_begin), which a case checks. RRXE_PEERS=rrxe leaves them out.
 cd "$(dirname "$0")" && . ./lib.sh
 ITERS=${RRXE_PINGPONG_ITERS:-20}
-# 7 socket/counter checks, 16 runs with rrxe1 and 15 with rdma_rxe, 3 loopback
-# runs. perftest is rrxe_perftest.sh's.
-PLAN=41
+# 7 socket/counter checks, 16 runs with rrxe1 and 15 with rdma_rxe and its
+# provider check, 3 loopback runs. perftest is rrxe_perftest.sh's.
+PLAN=42
 PEERS=${RRXE_PEERS:-rrxe rxe}
 [[ " $PEERS " == *" rxe "* ]] || PLAN=26
 require_rrxe
@@ -197,9 +197,22 @@ pairings rrxe1
 $NSB rdma link del rrxe1
 check "netns b's sockets go with its last device" sh -c "! $NSB ss -uan | grep -q ':4791'"
 
-if [ "$PLAN" = 41 ]; then
+if [ "$PLAN" = 42 ]; then
 	$NSB rdma link add rxe1 type rxe netdev veth1 || diag "rdma link add rxe1 failed"
+	rxe_pairings_begin
+	file=$(provider_file rrxe0)
+	want=doorbell
+	[ "$RRXE_PROVIDER" != stock ] || want=stock
+	got=doorbell
+	[ "${file#"$RRXE_STOCK_PROVIDER"}" = "$file" ] || got=stock
+	name="the runs with rdma_rxe post through the $want provider"
+	if ! compgen -G "$RRXE_STOCK_PROVIDER-rdmav*.so" >/dev/null; then
+		skip "$name (no stock copy here: one provider serves all)"
+	else
+		check "$name # $file" test "$got" = "$want"
+	fi
 	pairings rxe1
+	rxe_pairings_end
 fi
 pingpong ud "loopback on rrxe0, IPv4" a rrxe0 a rrxe0 4 64
 pingpong ud "loopback on rrxe0, IPv6" a rrxe0 a rrxe0 6 64

@@ -9,13 +9,15 @@
 # `make run_tests`; it also says which case took 10 s or more.
 # Each script is bounded by the settings file's timeout (2400 s);
 # RRXE_SUITE_TIMEOUT overrides it, as make soak does. Scripts named as
-# arguments run instead of all. The traffic, perftest, pyverbs and recovery
-# scripts run again with the stock rxe provider (RRXE_STOCK_RERUN lists
-# which); the reruns only rrxe0 -> rrxe1, since the pairings with
-# rdma_rxe test the stock provider no further (RRXE_STOCK_PEERS="rrxe
-# rxe" runs all, as make soak does), the recovery rerun with 4 MiB through
-# the lossy path (RRXE_LOSS_MIB, which make soak sets, overrides it) and the
-# pyverbs rerun with the modules that post (rrxe_pyverbs.sh). The KUnit
+# arguments run instead of all. The pairings with rdma_rxe already post
+# through rdma-core's stock rxe provider (lib.sh's rxe_pairings_begin);
+# pyverbs, which runs on one device at a time, runs again with it, on rrxe
+# only, with the modules that post (rrxe_pyverbs.sh). RRXE_STOCK_RERUN lists
+# the scripts rerun with the stock provider: make soak reruns traffic,
+# perftest, pyverbs and recovery too, with every pairing (RRXE_STOCK_PEERS),
+# after a main run whose pairings with rdma_rxe used the doorbell provider
+# (RRXE_RXE_PROVIDER); a recovery rerun's lossy transfer is 4 MiB unless
+# RRXE_LOSS_MIB says otherwise. The KUnit
 # results of the boot are not here: scripts/test reads them on the host with
 # kunit.py parse.
 cd "$(dirname "$0")" || exit 1
@@ -51,7 +53,7 @@ timed_tap() {
 # with the patched one, the guest's default: lib.sh's RRXE_PROVIDER), named
 # "NAME (stock provider)". RRXE_STOCK_RERUN="" runs none.
 stock=()
-for t in ${RRXE_STOCK_RERUN-rrxe_traffic.sh rrxe_perftest.sh rrxe_pyverbs.sh rrxe_recovery.sh}; do
+for t in ${RRXE_STOCK_RERUN-rrxe_pyverbs.sh}; do
 	[[ " $* " == *" $t "* ]] && stock+=("$t")
 done
 ktap_print_header
@@ -61,14 +63,14 @@ for t in "${unlisted[@]}"; do
 done
 for t in "$@" "${stock[@]/%/:stock}"; do
 	provider=${RRXE_PROVIDER:-doorbell} name="selftests: rdma/rrxe: $t"
-	peers=${RRXE_PEERS:-} loss_mib=${RRXE_LOSS_MIB:-16}
+	peers=${RRXE_PEERS:-} loss_mib=${RRXE_LOSS_MIB:-16} rxe_provider=${RRXE_RXE_PROVIDER:-stock}
 	if [[ $t == *:stock ]]; then
 		t=${t%:stock} provider=stock name="selftests: rdma/rrxe: $t (stock provider)"
-		peers=${RRXE_STOCK_PEERS:-rrxe} loss_mib=${RRXE_LOSS_MIB:-4}
+		peers=${RRXE_STOCK_PEERS:-rrxe} loss_mib=${RRXE_LOSS_MIB:-4} rxe_provider=stock
 	fi
 	echo "# $name"
 	t0=$SECONDS
-	RRXE_PROVIDER=$provider RRXE_PEERS=$peers RRXE_LOSS_MIB=$loss_mib \
+	RRXE_PROVIDER=$provider RRXE_PEERS=$peers RRXE_LOSS_MIB=$loss_mib RRXE_RXE_PROVIDER=$rxe_provider \
 		timeout "$suite_timeout" "./$t" 2>&1 | timed_tap
 	rc=${PIPESTATUS[0]}
 	ktap_print_msg "${name#selftests: rdma/rrxe: } took $((SECONDS - t0)) s"
