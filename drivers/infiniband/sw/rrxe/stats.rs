@@ -12,6 +12,8 @@ use kernel::rdma::device::StatDesc;
 pub(crate) enum Counter {
     SentPackets,
     SendErrors,
+    /// Packets with a good ICRC for a QP or group of the device (rdma_rxe's
+    /// `rcvd_pkts`, which it counts after its header checks too).
     RcvdPackets,
     /// Too short, bad lengths, unknown opcode, bad version or pad.
     RcvMalformed,
@@ -47,7 +49,10 @@ pub(crate) enum Counter {
     SentNakAccess,
     /// RNR NAKs sent (no receive posted).
     SentRnrNak,
-    /// Times the requester went back to send again (NAK, RNR or timeout).
+    /// Times the requester went back to send again: a sequence NAK, a local
+    /// ACK timeout, an ACK past a READ or atomic whose response was lost, or a
+    /// READ response past a missing one (rdma_rxe's `completer_retry_err`).
+    /// RNR waits are [`Counter::RnrRetries`].
     Retransmits,
     /// PSN sequence NAKs received.
     RcvdSeqNak,
@@ -133,20 +138,35 @@ pub(crate) enum Counter {
     RcvdBytes,
     /// Times the port went from active to down (rdma_rxe's `link_downed`).
     LinkDowned,
+    /// PSN sequence NAKs sent: one for the first request ahead of the
+    /// expected PSN, none for those behind it until the gap is filled (RC;
+    /// rdma_rxe's `out_of_seq_request`).
+    SentSeqNak,
+    /// Responses (ACKs, NAKs, READ responses, atomic ACKs) from an RC
+    /// requester's peer that reached its completer (rdma_rxe's `ack_deferred`).
+    RcvdResponses,
+    /// SEND WQEs the completer retired, with success or an error, not
+    /// flushed (rdma_rxe's `rdma_sends`).
+    RdmaSends,
+    /// Receive WQEs completed with success (rdma_rxe's `rdma_recvs`).
+    RdmaRecvs,
 }
 
 /// How many counters rrxe keeps (`Counter`'s variants).
-const COUNTERS: usize = 54;
+const COUNTERS: usize = 58;
 
 /// rdma_rxe's names for counters rrxe keeps under names of its own, with the
 /// same meaning, so that monitoring keyed on rxe's names works: shown after
 /// rrxe's in [`DESCS`], in this order.
-const RXE_ALIASES: [Counter; 5] = [
+const RXE_ALIASES: [Counter; 8] = [
     Counter::RcvDuplicate,
     Counter::RcvdRnrNak,
     Counter::SentRnrNak,
     Counter::RcvdSeqNak,
     Counter::RnrRetryExceeded,
+    Counter::SentSeqNak,
+    Counter::RcvdResponses,
+    Counter::Retransmits,
 ];
 
 /// Counter names: `Counter`'s, in its order, then [`RXE_ALIASES`]'.
@@ -205,15 +225,22 @@ pub(crate) static DESCS: [StatDesc; COUNTERS + RXE_ALIASES.len()] = [
     StatDesc::new(c"sent_bytes"),
     StatDesc::new(c"rcvd_bytes"),
     StatDesc::new(c"link_downed"),
+    StatDesc::new(c"sent_seq_nak"),
+    StatDesc::new(c"rcvd_responses"),
+    StatDesc::new(c"rdma_sends"),
+    StatDesc::new(c"rdma_recvs"),
     // RXE_ALIASES.
     StatDesc::new(c"duplicate_request"),
     StatDesc::new(c"rcvd_rnr_err"),
     StatDesc::new(c"send_rnr_err"),
     StatDesc::new(c"rcvd_seq_err"),
     StatDesc::new(c"retry_rnr_exceeded_err"),
+    StatDesc::new(c"out_of_seq_request"),
+    StatDesc::new(c"ack_deferred"),
+    StatDesc::new(c"completer_retry_err"),
 ];
 
-const _: () = assert!(Counter::LinkDowned as usize == COUNTERS - 1);
+const _: () = assert!(Counter::RdmaRecvs as usize == COUNTERS - 1);
 
 /// The counters of one device: atomics, bumped from any context without a
 /// lock, and read by `rdma statistic`. They live as long as the device.

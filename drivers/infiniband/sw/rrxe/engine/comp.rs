@@ -45,6 +45,14 @@ enum Action {
     Fail(WcStatus),
 }
 
+/// A response from the QP's peer reached the completer: the peer spoke, and
+/// the response counts (rdma_rxe's `ack_deferred`, which it counts after the
+/// same address and, for an ACK, state checks).
+fn heard(qp: &Qp<Rrxe>, st: &mut QpInner) {
+    recovery::peer_spoke(st);
+    qp.device().data().stats.inc(Counter::RcvdResponses);
+}
+
 /// Handles a response packet for an RC requester.
 pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter> {
     if matches!(
@@ -79,7 +87,7 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         ) {
             return Err(Counter::RcvQpState);
         }
-        recovery::peer_spoke(&mut st);
+        heard(qp, &mut st);
         let syndrome = Syndrome::decode(aeth.syndrome());
         // rxe's responder NAKs a READ's first PSN while it sends the READ's
         // responses (an MR invalidated midway, an RNR when its send fails), as
@@ -164,11 +172,12 @@ pub(crate) fn receive(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), 
         Action::Rewind(p) | Action::RnrWait(p) | Action::Implied(p) => {
             // Everything before the NAKed PSN arrived.
             go_back(qp, psn_add(p, 0x00ff_ffff));
-            stats.inc(Counter::Retransmits);
             if matches!(action, Action::RnrWait(_)) {
-                // The timer runs the requester when the wait is over.
+                // The timer runs the requester when the wait is over (and
+                // counts an RNR retry, not a retransmit, as rdma_rxe does).
                 stats.inc(Counter::RcvdRnrNak);
             } else {
+                stats.inc(Counter::Retransmits);
                 req::run(qp);
             }
         }
@@ -397,7 +406,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         if !st.is_from_peer(ip) {
             return Err(Counter::RcvAddrMismatch);
         }
-        recovery::peer_spoke(&mut st);
+        heard(qp, &mut st);
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
@@ -570,7 +579,7 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
         if !st.is_from_peer(ip) {
             return Err(Counter::RcvAddrMismatch);
         }
-        recovery::peer_spoke(&mut st);
+        heard(qp, &mut st);
         let i = answered_wqe(&st, psn, false)?;
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);

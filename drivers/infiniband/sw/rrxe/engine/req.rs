@@ -19,7 +19,7 @@ use crate::{
     obj::mr::{self, SgeCursor},
     obj::mw,
     obj::qp::{self, QpInner},
-    obj::wqe::{Bad, Pending, SendWqe},
+    obj::wqe::{self, Bad, Pending, SendWqe},
     obj::Rrxe,
     params,
     proto::{
@@ -709,7 +709,8 @@ fn step_back(st: &mut QpInner) -> bool {
 /// reaches the head (after the WQEs before it complete).
 fn refuse(st: &mut QpInner, idx: usize, wr_id: u64, why: Bad) -> Next {
     if let Some(p) = st.sq.pending.get_mut(idx) {
-        *p = Pending::Bad { wr_id, why };
+        let send = matches!(p, Pending::Wqe(w) if wqe::is_send(w.opcode));
+        *p = Pending::Bad { wr_id, why, send };
     }
     Next::Again
 }

@@ -126,6 +126,9 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
                 let _ = rq.ring.consume();
             }
         }
+        if wc.status == WcStatus::Success {
+            dev.stats.inc(Counter::RdmaRecvs);
+        }
         // Under the lock: in the order the receive WQEs were taken.
         (cq::push(qp.recv_cq(), &wc, pkt.bth.se()), failed, srq_limit)
     };
@@ -261,6 +264,7 @@ fn connected_locked(
         if d > 0 {
             if !st.resp.nak_sent {
                 st.resp.nak_sent = true;
+                dev.stats.inc(Counter::SentSeqNak);
                 out.answer = Some(reply(st, AETH_NAK_PSN_SEQ_ERROR, st.resp.psn));
             }
             return Err(Counter::RcvOutOfSequence);
@@ -526,6 +530,9 @@ fn finish_recv(
         if let Some(rq) = st.rq.as_mut() {
             let _ = rq.ring.consume();
         }
+    }
+    if status == WcStatus::Success {
+        qp.device().data().stats.inc(Counter::RdmaRecvs);
     }
     let mut wc = qp::complete::wc(qp, rp.wr_id, status, WcOpcode::Recv);
     wc.byte_len = byte_len;

@@ -66,7 +66,6 @@ pub(crate) fn receive(skb: SkBuff) {
         return;
     };
     let stats = &dev.data().stats;
-    stats.inc(Counter::RcvdPackets);
     if let Err(c) = deliver(&dev, skb) {
         stats.inc(c);
     }
@@ -83,12 +82,17 @@ struct Parsed<'a> {
 }
 
 impl Parsed<'_> {
-    /// Checks the ICRC; a good packet counts its bytes, IP header to ICRC, as
-    /// rdma_rxe's `rcvd_bytes` does.
-    fn verify_icrc(&self, stats: &Stats) -> Result<(), Counter> {
-        icrc::verify(&KernelCrc, self.nh, self.udp, self.raw).map_err(|_| Counter::RcvIcrcError)?;
+    /// Checks the ICRC.
+    fn verify_icrc(&self) -> Result<(), Counter> {
+        icrc::verify(&KernelCrc, self.nh, self.udp, self.raw).map_err(|_| Counter::RcvIcrcError)
+    }
+
+    /// Counts a packet with a good ICRC for a QP or group of the device, and
+    /// its bytes, IP header to ICRC, where rdma_rxe counts `rcvd_pkts` and
+    /// `rcvd_bytes` (not for a missing QP).
+    fn count(&self, stats: &Stats) {
+        stats.inc(Counter::RcvdPackets);
         stats.add(Counter::RcvdBytes, self.ip.len() as u64);
-        Ok(())
     }
 }
 
@@ -119,7 +123,8 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let qpn = p.pkt.bth.dest_qpn();
     let stats = &dev.data().stats;
     if qpn == MULTICAST_QPN {
-        p.verify_icrc(stats)?;
+        p.verify_icrc()?;
+        p.count(stats);
         deliver_to_group(dev, &p.pkt, p.ip)?;
         skb.consume();
         return Ok(());
@@ -127,7 +132,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let guard = rcu::read_lock();
     let Some(qp) = dev.qp_rcu(qpn, &guard) else {
         // A corrupted QPN is an ICRC error, not a missing QP.
-        p.verify_icrc(stats)?;
+        p.verify_icrc()?;
         return Err(Counter::RcvUnknownQp);
     };
     let inner = qp.data();
@@ -154,7 +159,8 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
             Err(_skb) => Err(Counter::RcvQueueFull),
         };
     }
-    p.verify_icrc(stats)?;
+    p.verify_icrc()?;
+    p.count(stats);
     engine::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
     Ok(())
@@ -186,7 +192,8 @@ fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
 
 fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
     let p = parse(skb)?;
-    p.verify_icrc(&qp.device().data().stats)?;
+    p.verify_icrc()?;
+    p.count(&qp.device().data().stats);
     engine::receive(qp, &p.pkt, p.ip)
 }
 

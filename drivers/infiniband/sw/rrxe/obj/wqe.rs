@@ -238,6 +238,8 @@ pub(crate) enum Pending {
     Bad {
         wr_id: u64,
         why: Bad,
+        /// A SEND: its error completion counts in `rdma_sends`, as rdma_rxe's.
+        send: bool,
     },
     /// A slot already taken from the front of a [`PendingList`].
     Taken,
@@ -330,13 +332,15 @@ pub(crate) fn parse_user_send_into(slot: &[u8], lim: &SqLimits, out: &mut Pendin
         *out = Pending::Bad {
             wr_id,
             why: Bad::Opcode,
+            send: is_send(opcode),
         };
         return;
     }
     *out = Pending::Wqe(SendWqe::new(wr_id, opcode, flags, u32_at(slot, 20)));
     if let Pending::Wqe(w) = out {
         if let Err(why) = fill_user_send(slot, lim, w) {
-            *out = Pending::Bad { wr_id, why };
+            let send = is_send(w.opcode);
+            *out = Pending::Bad { wr_id, why, send };
         }
     }
 }
@@ -589,7 +593,7 @@ mod tests {
         parse_user_send_into(slot, lim, &mut p);
         match p {
             Pending::Wqe(w) => (w.wr_id, Ok(w)),
-            Pending::Bad { wr_id, why } => (wr_id, Err(why)),
+            Pending::Bad { wr_id, why, .. } => (wr_id, Err(why)),
             // Never left by the parse; a wr_id no test uses, so it shows.
             Pending::Taken => (u64::MAX, Err(Bad::Opcode)),
         }

@@ -869,12 +869,16 @@ def main():
     w = bytearray(send_wqe(0x3333))
     struct.pack_into("<IIIIII", w, 144, 0, 7, 0, 0, 0, 0)      # status, state
     struct.pack_into("<IIIII", w, 184, 8, 0xffffffff, 999, 1, 0x7fffffff)
+    before = dev_stats(dev).get("rdma_sends", 0)
     post(sq, [bytes(w)])
     c.doorbell(h)
     got = c.poll(1, secs=2)
-    tap(got == [(0x3333, WC_LOC_PROT_ERR)] and c.state(qp) == ERR,
-        "bogus cur_sge/resid/state: ignored, the WQE's own SGE fails (LOC_PROT_ERR)",
-        f"got {got}, state {c.state(qp)}")
+    # A refused SEND is retired with its error: rdma_rxe counts it in rdma_sends.
+    sends = dev_stats(dev).get("rdma_sends", 0) - before
+    tap(got == [(0x3333, WC_LOC_PROT_ERR)] and c.state(qp) == ERR and sends == 1,
+        "bogus cur_sge/resid/state: ignored, the WQE's own SGE fails (LOC_PROT_ERR), "
+        "one more in rdma_sends",
+        f"got {got}, state {c.state(qp)}, rdma_sends +{sends}")
     ibv.ibv_destroy_qp(qp)
 
     # 4-6. Refused WQEs: each completes with an error and the QP goes to error.

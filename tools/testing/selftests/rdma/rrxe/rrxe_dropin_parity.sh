@@ -10,7 +10,9 @@
 # - links on L3 netdevs (tun), whose packets loop back, as on rxe;
 # - the port counters in sysfs (ports/1/counters/, the PMA): port_xmit_data of
 #   one end equals port_rcv_data of the other after traffic;
-# - rdma_rxe's counter names in `rdma statistic`, beside rrxe's.
+# - rdma_rxe's 17 counter names in `rdma statistic`, beside rrxe's, and the
+#   pingpong's SENDs, receives and ACKs in rdma_sends, rdma_recvs and
+#   ack_deferred, as rxe counts them.
 # The kernel's own rxe_*.sh selftests, run under scripts/vm --dropin, cover the
 # rest (the socket's life with the links, names across namespaces).
 cd "$(dirname "$0")" && . ./lib.sh
@@ -19,7 +21,7 @@ require_rrxe
 require_cmd ibv_rc_pingpong
 require_python pyverbs
 ktap_print_header
-ktap_set_plan 17
+ktap_set_plan 18
 ready=$(mktemp -u)
 
 # hold_then NAME DEV ACTION...: hold.py holds DEV; ACTION must complete within
@@ -85,6 +87,9 @@ else
 fi
 wait_for 10 gid_index qrx0 4 >/dev/null && wait_for 10 gid_index qrx1 4 >/dev/null
 x0=$(cat $c/qrx0/ports/1/counters/port_xmit_data 2>/dev/null) r1=$(cat $c/qrx1/ports/1/counters/port_rcv_data 2>/dev/null)
+rxe_moved="rdma_sends rdma_recvs ack_deferred rcvd_pkts"
+declare -A c0
+for d in qrx0 qrx1; do for n in $rxe_moved; do c0[$d.$n]=$(stat_of $d $n); done; done
 ip netns exec qa timeout 60 ibv_rc_pingpong -d qrx0 -g "$(gid_index qrx0 4)" -n 50 -s 4096 >/tmp/pp.s 2>&1 &
 spid=$!
 wait_listen 30 $spid 18515 &&
@@ -101,7 +106,8 @@ else
 fi
 # 12: rdma_rxe's counter names, beside rrxe's, with rxe's meaning.
 names="sent_pkts rcvd_pkts send_err sent_bytes rcvd_bytes link_downed retry_exceeded_err
-	duplicate_request rcvd_rnr_err send_rnr_err rcvd_seq_err retry_rnr_exceeded_err"
+	duplicate_request rcvd_rnr_err send_rnr_err rcvd_seq_err retry_rnr_exceeded_err
+	out_of_seq_request ack_deferred completer_retry_err rdma_sends rdma_recvs"
 missing=""
 for n in $names; do [ -n "$(stat_of qrx0 "$n")" ] || missing+=" $n"; done
 sb=$(stat_of qrx0 sent_bytes) xd=$(cat $c/qrx0/ports/1/counters/port_xmit_data 2>/dev/null)
@@ -110,9 +116,24 @@ if [ -z "$missing" ] && [ -n "$sb" ] && [ $((sb / 4)) = "$xd" ]; then
 else
 	not_ok "rdma statistic has rdma_rxe's counter names (missing:${missing:- none}); sent_bytes ${sb:-?} / 4 = port_xmit_data ${xd:-?}"
 fi
+# 13: each side of the 50-iteration pingpong retired 50 SENDs and completed 50
+# receives; the ACKs of its SENDs reached it (at least one, no more than the
+# packets it received).
+moved="" bad=""
+for d in qrx0 qrx1; do
+	for n in $rxe_moved; do moved+=" $d.$n=$(($(stat_of $d $n) - ${c0[$d.$n]:-0}))"; done
+	[[ "$moved" == *" $d.rdma_sends=50 "* && "$moved" == *" $d.rdma_recvs=50 "* ]] || bad+=" $d"
+	a=$(($(stat_of $d ack_deferred) - ${c0[$d.ack_deferred]:-0})) p=$(($(stat_of $d rcvd_pkts) - ${c0[$d.rcvd_pkts]:-0}))
+	[ "$a" -ge 1 ] && [ "$a" -le "$p" ] || bad+=" $d"
+done
+if [ -z "$bad" ]; then
+	ok "rdma_sends, rdma_recvs and ack_deferred count a pingpong's SENDs, receives and ACKs"
+else
+	not_ok "rdma_sends, rdma_recvs and ack_deferred count a pingpong's SENDs, receives and ACKs # wrong on$bad:$moved"
+fi
 ip netns del qa; ip netns del qb
 
-# 13-14: an L3 netdev (tun, no MAC) takes a link; its packets loop back.
+# 14-15: an L3 netdev (tun, no MAC) takes a link; its packets loop back.
 ip tuntap add mode tun ptun0 && ip addr add 10.8.0.1/24 dev ptun0 && ip link set ptun0 up
 check "a link on a tun device" rdma link add ptn0 type rrxe netdev ptun0
 wait_for 10 gid_index ptn0 4 >/dev/null
@@ -127,7 +148,7 @@ else
 fi
 rdma link del ptn0; ip link del ptun0
 
-# 15-17: exclusive mode: a device moves into a namespace while a process
+# 16-18: exclusive mode: a device moves into a namespace while a process
 # holds it; the holder loses it as on rmmod; the device opens in its new
 # namespace and is gone from the first. The core changes the mode only while
 # no namespace but the initial one exists.

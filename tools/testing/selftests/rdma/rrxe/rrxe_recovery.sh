@@ -250,10 +250,12 @@ done
 for c in rcv_duplicate rcv_out_of_seq sent_rnr_nak; do
 	diag "rrxe1 $c $(stat_of rrxe1 "$c")"
 done
-check "rrxe0 went back and sent again (retransmits, NAKs, timeouts)" sh -c \
-	"[ $(stat_of rrxe0 retransmits) -gt 0 ] && [ $(stat_of rrxe0 rcvd_seq_nak) -gt 0 ] && [ $(stat_of rrxe0 retry_timeouts) -gt 0 ]"
-check "rrxe1 dropped duplicates and out-of-sequence packets" sh -c \
-	"[ $(stat_of rrxe1 rcv_duplicate) -gt 0 ] && [ $(stat_of rrxe1 rcv_out_of_seq) -gt 0 ]"
+check "rrxe0 went back and sent again (retransmits = completer_retry_err, NAKs, timeouts)" sh -c \
+	"[ $(stat_of rrxe0 retransmits) -gt 0 ] && [ $(stat_of rrxe0 rcvd_seq_nak) -gt 0 ] && [ $(stat_of rrxe0 retry_timeouts) -gt 0 ] &&
+	 [ $(stat_of rrxe0 completer_retry_err) = $(stat_of rrxe0 retransmits) ]"
+check "rrxe1 dropped duplicates and out-of-sequence packets, and NAKed the gaps (out_of_seq_request)" sh -c \
+	"[ $(stat_of rrxe1 rcv_duplicate) -gt 0 ] && [ $(stat_of rrxe1 rcv_out_of_seq) -gt 0 ] &&
+	 [ $(stat_of rrxe1 sent_seq_nak) -gt 0 ] && [ $(stat_of rrxe1 out_of_seq_request) = $(stat_of rrxe1 sent_seq_nak) ]"
 check "RNR NAKs were sent, received and waited out" sh -c \
 	"[ $(stat_of rrxe1 sent_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rcvd_rnr_nak) -gt 0 ] && [ $(stat_of rrxe0 rnr_retries) -gt 0 ]"
 check "exhausted retries are counted" sh -c \

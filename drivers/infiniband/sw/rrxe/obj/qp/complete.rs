@@ -7,12 +7,13 @@ use super::{cur_state, post, QpInner, BATCH};
 use crate::{
     abi::{send_flags, wr_opcode as op},
     obj::cq,
-    obj::wqe::{Bad, Pending, SendWqe},
+    obj::wqe::{self, Bad, Pending, SendWqe},
     obj::Rrxe,
     proto::{
         psn::{psn_add, psn_diff},
         qp_state::QpState,
     },
+    stats::Counter,
 };
 use kernel::rdma::wr::{WcOpcode, WcStatus};
 use kernel::{
@@ -147,15 +148,20 @@ fn take_completion(qp: &Qp<Rrxe>, sig_all: bool, st: &mut QpInner, status: WcSta
             w.flags & send_flags::SIGNALED != 0,
             w.length,
             w.sent_all.then(|| psn_add(w.last_psn, 1)),
+            wqe::is_send(w.opcode),
         )),
-        Pending::Bad { wr_id, .. } => Some((*wr_id, WcOpcode::Send, true, 0, None)),
+        Pending::Bad { wr_id, send, .. } => Some((*wr_id, WcOpcode::Send, true, 0, None, *send)),
         Pending::Taken => None,
     });
     if oldest.is_some() {
         st.sq.pending.drop_front();
     }
-    st.sq.recount(&qp.device().data().busy_qps);
-    let (wr_id, opcode, signaled, len, end) = oldest??;
+    let dev = qp.device().data();
+    st.sq.recount(&dev.busy_qps);
+    let (wr_id, opcode, signaled, len, end, send) = oldest??;
+    if send && status != WcStatus::WrFlushErr {
+        dev.stats.inc(Counter::RdmaSends);
+    }
     if st.sq.req_idx > 0 {
         st.sq.req_idx -= 1;
     } else {

@@ -161,6 +161,7 @@ mod tests {
         Pending::Bad {
             wr_id,
             why: Bad::Opcode,
+            send: false,
         }
     }
 

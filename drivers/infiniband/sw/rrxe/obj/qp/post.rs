@@ -108,8 +108,8 @@ fn take_batch(
             wqe::parse_user_send_into(slot, &sq.lim, p);
             if let Pending::Wqe(w) = p {
                 if let Err(why) = check_dest(dev, pd_id, w) {
-                    let wr_id = w.wr_id;
-                    *p = Pending::Bad { wr_id, why };
+                    let (wr_id, send) = (w.wr_id, wqe::is_send(w.opcode));
+                    *p = Pending::Bad { wr_id, why, send };
                 }
             }
             if let Pending::Wqe(w) = p {
