@@ -87,12 +87,14 @@ impl Parsed<'_> {
         icrc::verify(&KernelCrc, self.nh, self.udp, self.raw).map_err(|_| Counter::RcvIcrcError)
     }
 
-    /// Counts a packet with a good ICRC for a QP or group of the device, and
-    /// its bytes, IP header to ICRC, where rdma_rxe counts `rcvd_pkts` and
-    /// `rcvd_bytes` (not for a missing QP).
-    fn count(&self, stats: &Stats) {
+    /// Checks the ICRC of a packet for a QP or group of the device and counts
+    /// a good one, and its bytes, IP header to ICRC, where rdma_rxe counts
+    /// `rcvd_pkts` and `rcvd_bytes` (a packet for a missing QP is not).
+    fn accept(&self, stats: &Stats) -> Result<(), Counter> {
+        self.verify_icrc()?;
         stats.inc(Counter::RcvdPackets);
         stats.add(Counter::RcvdBytes, self.ip.len() as u64);
+        Ok(())
     }
 }
 
@@ -123,8 +125,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     let qpn = p.pkt.bth.dest_qpn();
     let stats = &dev.data().stats;
     if qpn == MULTICAST_QPN {
-        p.verify_icrc()?;
-        p.count(stats);
+        p.accept(stats)?;
         deliver_to_group(dev, &p.pkt, p.ip)?;
         skb.consume();
         return Ok(());
@@ -159,8 +160,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
             Err(_skb) => Err(Counter::RcvQueueFull),
         };
     }
-    p.verify_icrc()?;
-    p.count(stats);
+    p.accept(stats)?;
     engine::receive(qp, &p.pkt, p.ip)?;
     skb.consume();
     Ok(())
@@ -192,8 +192,7 @@ fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
 
 fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
     let p = parse(skb)?;
-    p.verify_icrc()?;
-    p.count(&qp.device().data().stats);
+    p.accept(&qp.device().data().stats)?;
     engine::receive(qp, &p.pkt, p.ip)
 }
 
