@@ -93,10 +93,11 @@ load_rrxe() { if [ -f "$RRXE_KO" ]; then insmod "$RRXE_KO" "$@"; else modprobe r
 # use_provider doorbell|stock switches for the commands that follow. Where
 # there is no stock/ copy (not the rrxe guest), the installed provider is used.
 RRXE_STOCK_PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/stock/librxe
+have_stock_provider() { compgen -G "$RRXE_STOCK_PROVIDER-rdmav*.so" >/dev/null; }
 use_provider() {
 	case $1 in
 	doorbell) [ "${RDMAV_DRIVERS:-}" != "$RRXE_STOCK_PROVIDER" ] || unset RDMAV_DRIVERS ;;
-	stock) if compgen -G "$RRXE_STOCK_PROVIDER-rdmav*.so" >/dev/null; then export RDMAV_DRIVERS=$RRXE_STOCK_PROVIDER; fi ;;
+	stock) if have_stock_provider; then export RDMAV_DRIVERS=$RRXE_STOCK_PROVIDER; fi ;;
 	*) echo "use_provider: '$1' is neither doorbell nor stock" >&2; return 1 ;;
 	esac
 	RRXE_PROVIDER=$1
