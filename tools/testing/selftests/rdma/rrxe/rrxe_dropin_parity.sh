@@ -119,12 +119,12 @@ fi
 # 13: each side of the 50-iteration pingpong retired 50 SENDs and completed 50
 # receives; the ACKs of its SENDs reached it (at least one, no more than the
 # packets it received).
+declare -A dm
 moved="" bad=""
 for d in qrx0 qrx1; do
-	for n in $rxe_moved; do moved+=" $d.$n=$(($(stat_of $d $n) - ${c0[$d.$n]:-0}))"; done
-	[[ "$moved" == *" $d.rdma_sends=50 "* && "$moved" == *" $d.rdma_recvs=50 "* ]] || bad+=" $d"
-	a=$(($(stat_of $d ack_deferred) - ${c0[$d.ack_deferred]:-0})) p=$(($(stat_of $d rcvd_pkts) - ${c0[$d.rcvd_pkts]:-0}))
-	[ "$a" -ge 1 ] && [ "$a" -le "$p" ] || bad+=" $d"
+	for n in $rxe_moved; do dm[$n]=$(($(stat_of $d $n) - ${c0[$d.$n]:-0})) && moved+=" $d.$n=${dm[$n]}"; done
+	((dm[rdma_sends] == 50 && dm[rdma_recvs] == 50 &&
+		dm[ack_deferred] >= 1 && dm[ack_deferred] <= dm[rcvd_pkts])) || bad+=" $d"
 done
 if [ -z "$bad" ]; then
 	ok "rdma_sends, rdma_recvs and ack_deferred count a pingpong's SENDs, receives and ACKs"
