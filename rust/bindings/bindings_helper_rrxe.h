@@ -5,6 +5,7 @@
  */
 #include <linux/crc32.h>
 #include <linux/etherdevice.h>
+#include <linux/hmm.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
@@ -19,6 +20,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>

@@ -80,3 +80,40 @@ __rust_helper struct page *rust_helper_sg_page_iter_page(struct sg_page_iter *pi
 {
 	return sg_page_iter_page(piter);
 }
+
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+#include <linux/hmm.h>
+#include <linux/mmu_notifier.h>
+#include <rdma/ib_umem_odp.h>
+
+__rust_helper bool rust_helper_mmu_notifier_range_blockable(const struct mmu_notifier_range *range)
+{
+	return mmu_notifier_range_blockable(range);
+}
+
+__rust_helper void rust_helper_mmu_interval_set_seq(struct mmu_interval_notifier *sub,
+						    unsigned long cur_seq)
+{
+	mmu_interval_set_seq(sub, cur_seq);
+}
+
+__rust_helper unsigned long rust_helper_ib_umem_start(struct ib_umem_odp *umem_odp)
+{
+	return ib_umem_start(umem_odp);
+}
+
+__rust_helper unsigned long rust_helper_ib_umem_end(struct ib_umem_odp *umem_odp)
+{
+	return ib_umem_end(umem_odp);
+}
+
+__rust_helper struct page *rust_helper_hmm_pfn_to_page(unsigned long hmm_pfn)
+{
+	return hmm_pfn_to_page(hmm_pfn);
+}
+
+__rust_helper struct page *rust_helper_compound_head(struct page *page)
+{
+	return compound_head(page);
+}
+#endif

@@ -51,6 +51,7 @@
 //! | [`wr::Wc`]              | `struct ib_wc`, `struct ib_uverbs_wc`            |
 //! | [`uverbs::UData`]       | `struct ib_udata`                                |
 //! | [`umem::Umem`]          | `struct ib_umem`                                 |
+//! | `umem_odp::UmemOdp`     | `struct ib_umem_odp` (with `INFINIBAND_ON_DEMAND_PAGING`) |
 //! | [`shared_buf::SharedBuf`] | `struct rdma_user_mmap_entry` and its memory   |
 //! | [`restrack::DriverDetails`] | the `RDMA_NLDEV_ATTR_DRIVER` nest            |
 //! | [`link::Registration`]  | `struct rdma_link_ops`                           |
@@ -376,6 +377,8 @@ pub mod srq;
 pub mod sw;
 pub mod ucontext;
 pub mod umem;
+#[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+pub mod umem_odp;
 pub mod uverbs;
 pub mod virt_dma;
 pub mod wr;

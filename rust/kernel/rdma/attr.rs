@@ -68,6 +68,38 @@ attr_struct! {
         max_fast_reg_page_list_len: u32,
         max_pkeys: u16,
         local_ca_ack_delay: u8,
+        odp_caps: OdpCaps,
+    }
+}
+
+/// On-demand paging capabilities (`struct ib_odp_caps`): `general_caps` takes
+/// [`cap::ODP_SUPPORT`], the per-transport fields the `cap::ODP_SUPPORT_*` bits.
+/// A plain value.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct OdpCaps {
+    /// `general_caps`.
+    pub general_caps: u64,
+    /// `per_transport_caps.rc_odp_caps`.
+    pub rc_odp_caps: u32,
+    /// `per_transport_caps.uc_odp_caps`.
+    pub uc_odp_caps: u32,
+    /// `per_transport_caps.ud_odp_caps`.
+    pub ud_odp_caps: u32,
+    /// `per_transport_caps.xrc_odp_caps`.
+    pub xrc_odp_caps: u32,
+}
+
+impl From<OdpCaps> for bindings::ib_odp_caps {
+    fn from(c: OdpCaps) -> Self {
+        let mut raw = bindings::ib_odp_caps {
+            general_caps: c.general_caps,
+            ..Default::default()
+        };
+        raw.per_transport_caps.rc_odp_caps = c.rc_odp_caps;
+        raw.per_transport_caps.uc_odp_caps = c.uc_odp_caps;
+        raw.per_transport_caps.ud_odp_caps = c.ud_odp_caps;
+        raw.per_transport_caps.xrc_odp_caps = c.xrc_odp_caps;
+        raw
     }
 }
 
@@ -295,6 +327,21 @@ pub mod cap {
     pub const ATOMIC_WRITE: u64 = bindings::ib_device_cap_flags_IB_DEVICE_ATOMIC_WRITE as u64;
     /// `IBK_ALLOW_USER_UNREG` (kernel_cap_flags): `rdma link del` may remove the device.
     pub const K_ALLOW_USER_UNREG: u64 = bindings::ib_kernel_cap_flags_IBK_ALLOW_USER_UNREG as u64;
+    /// `IBK_ON_DEMAND_PAGING` (kernel_cap_flags): user MRs may be registered with
+    /// `IB_ACCESS_ON_DEMAND`.
+    pub const K_ON_DEMAND_PAGING: u64 = bindings::ib_kernel_cap_flags_IBK_ON_DEMAND_PAGING as u64;
+    /// `IB_ODP_SUPPORT` ([`OdpCaps`](super::OdpCaps)`::general_caps`).
+    pub const ODP_SUPPORT: u64 = bindings::ib_odp_general_cap_bits_IB_ODP_SUPPORT as u64;
+    pub const ODP_SUPPORT_SEND: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_SEND;
+    pub const ODP_SUPPORT_RECV: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_RECV;
+    pub const ODP_SUPPORT_WRITE: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_WRITE;
+    pub const ODP_SUPPORT_READ: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_READ;
+    pub const ODP_SUPPORT_ATOMIC: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_ATOMIC;
+    pub const ODP_SUPPORT_SRQ_RECV: u32 =
+        bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_SRQ_RECV;
+    pub const ODP_SUPPORT_FLUSH: u32 = bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_FLUSH;
+    pub const ODP_SUPPORT_ATOMIC_WRITE: u32 =
+        bindings::ib_odp_transport_cap_bits_IB_ODP_SUPPORT_ATOMIC_WRITE;
     /// `IB_ATOMIC_HCA`.
     pub const ATOMIC_HCA: u32 = bindings::ib_atomic_cap_IB_ATOMIC_HCA;
 }
