@@ -177,3 +177,43 @@ fn repeated_read_without_its_answer_is_queued() {
     assert!(ring.push_repeated_read(Answer::read(1, 1, 0, 7, MTU, MTU)));
     assert_eq!(ring.len(), 1);
 }
+
+/// A READ response given back is the next one claimed, with the same PSN and
+/// bytes, middle or last, and what was queued behind the READ still follows it.
+#[test]
+fn unclaimed_read_response_is_claimed_again() {
+    let mut ring = AnswerRing::new(vec![Answer::default(); 4]);
+    assert!(ring.push(Answer::read(10, 1, 1 << 40, 7, 3 * 256, 256)));
+    assert!(ring.push(Answer::ack(AETH_ACK_UNLIMITED, 13, 2)));
+    let first = ring.claim().unwrap();
+    let middle = ring.claim().unwrap();
+    assert!(!middle.last);
+    assert!(ring.unclaim(&middle));
+    let again = ring.claim().unwrap();
+    assert_eq!((again.psn, again.va, again.len), (middle.psn, middle.va, middle.len));
+    assert_eq!(again.opcode, opcode::RC_RDMA_READ_RESPONSE_MIDDLE);
+    let last = ring.claim().unwrap();
+    assert!(last.last);
+    assert!(ring.unclaim(&last));
+    let again = ring.claim().unwrap();
+    assert_eq!((again.psn, again.va, again.len, again.last), (12, last.va, 256, true));
+    assert_eq!(again.opcode, opcode::RC_RDMA_READ_RESPONSE_LAST);
+    assert_eq!(ring.claim().unwrap().opcode, opcode::RC_ACKNOWLEDGE);
+    assert!(ring.claim().is_none());
+    // Given back twice, or out of turn: refused, nothing changes.
+    assert!(!ring.unclaim(&first));
+    assert!(ring.claim().is_none());
+}
+
+/// A last response's slot reused by a push (a full ring) is not given back.
+#[test]
+fn unclaim_of_an_overwritten_last_response_is_refused() {
+    let mut ring = AnswerRing::new(vec![Answer::default(); 2]);
+    assert!(ring.push(Answer::read(10, 1, 1 << 40, 7, 100, 256)));
+    let only = ring.claim().unwrap();
+    assert!(only.last);
+    assert!(ring.push(Answer::atomic(11, 2, 5)));
+    assert!(ring.push(Answer::atomic(12, 3, 6)));
+    assert!(!ring.unclaim(&only));
+    assert_eq!(ring.claim().unwrap().psn, 11);
+}

@@ -123,6 +123,17 @@ pub(crate) fn work_queue() -> &'static Queue {
     WORK_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
 }
 
+/// Page faults of on-demand-paging MRs run here ([`obj::qp::work`]'s fault
+/// work item): unbound, and without a rescuer, unlike [`work_queue`], since a
+/// fault may wait for reclaim, which a storage QP's work item on the rescuer
+/// may be what it waits for. Drained at unload.
+static FAULT_QUEUE: ModuleQueue = ModuleQueue::new();
+
+/// The work queue of page faults.
+pub(crate) fn fault_queue() -> &'static Queue {
+    FAULT_QUEUE.get().unwrap_or_else(workqueue::system_dfl)
+}
+
 /// The doorbell's poller runs here (`doorbell` 2 and 3): unbound, and in sysfs
 /// (`/sys/devices/virtual/workqueue/rrxe_poll/cpumask`) so that an
 /// administrator can give the dedicated poller a CPU of its own. No rescuer:
@@ -178,6 +189,14 @@ impl kernel::Module for RrxeModule {
             unsafe { WORK_QUEUE.destroy() };
             return Err(e);
         }
+        if let Err(e) = FAULT_QUEUE.create(c"rrxe_fault", WQ_UNBOUND) {
+            // SAFETY: No device was created, so nothing queued work on them.
+            unsafe {
+                POLL_QUEUE.destroy();
+                WORK_QUEUE.destroy();
+            }
+            return Err(e);
+        }
         let registered = (|| {
             let pernet = KBox::pin_init(PernetRegistration::new(), GFP_KERNEL)?;
             let notifier = KBox::pin_init(netdev::Notifier::new(NetdevEvents), GFP_KERNEL)?;
@@ -192,6 +211,8 @@ impl kernel::Module for RrxeModule {
             // No device was created, so nothing queued work or holds the queues.
             // SAFETY: Nothing queues work on the poller's queue or holds it.
             unsafe { POLL_QUEUE.destroy() };
+            // SAFETY: Nothing queues work on the fault queue or holds it.
+            unsafe { FAULT_QUEUE.destroy() };
             // SAFETY: Nothing queues work on the QPs' queue or holds it.
             unsafe { WORK_QUEUE.destroy() };
         } else {
@@ -217,6 +238,10 @@ impl Drop for RrxeModule {
         // them. The poller first: it may queue a QP's work item, never the reverse.
         // SAFETY: Only the poller's own queued runs still use its queue.
         unsafe { POLL_QUEUE.destroy() };
+        // Faults next: a fault work item queues a QP's work item, and a QP's
+        // work item queues a fault only for a live QP, and none is left.
+        // SAFETY: Only fault work items already queued still use this queue.
+        unsafe { FAULT_QUEUE.destroy() };
         // SAFETY: With the poller drained, only QP work items still use this queue.
         unsafe { WORK_QUEUE.destroy() };
         pr_info!("unloaded\n");

@@ -150,10 +150,19 @@ pub(crate) enum Counter {
     RdmaSends,
     /// Receive WQEs completed with success (rdma_rxe's `rdma_recvs`).
     RdmaRecvs,
+    /// Packets and WQEs an engine put off because a page of an on-demand-paging
+    /// MR was not resident ([`crate::obj::mr::Miss`]); each is run again after
+    /// the fault.
+    OdpDeferred,
+    /// Page faults run for on-demand-paging MRs, by the QPs' fault work items.
+    OdpFaults,
+    /// Of those, faults that failed (nothing mapped there, or no write access):
+    /// the access then fails as a protection error.
+    OdpFaultErrors,
 }
 
 /// How many counters rrxe keeps (`Counter`'s variants).
-const COUNTERS: usize = 58;
+const COUNTERS: usize = 61;
 
 /// rdma_rxe's names for counters rrxe keeps under names of its own, with the
 /// same meaning, so that monitoring keyed on rxe's names works: shown after
@@ -229,6 +238,9 @@ pub(crate) static DESCS: [StatDesc; COUNTERS + RXE_ALIASES.len()] = [
     StatDesc::new(c"rcvd_responses"),
     StatDesc::new(c"rdma_sends"),
     StatDesc::new(c"rdma_recvs"),
+    StatDesc::new(c"odp_deferred"),
+    StatDesc::new(c"odp_faults"),
+    StatDesc::new(c"odp_fault_errors"),
     // RXE_ALIASES.
     StatDesc::new(c"duplicate_request"),
     StatDesc::new(c"rcvd_rnr_err"),
@@ -240,7 +252,7 @@ pub(crate) static DESCS: [StatDesc; COUNTERS + RXE_ALIASES.len()] = [
     StatDesc::new(c"completer_retry_err"),
 ];
 
-const _: () = assert!(Counter::RdmaRecvs as usize == COUNTERS - 1);
+const _: () = assert!(Counter::OdpFaultErrors as usize == COUNTERS - 1);
 
 /// The counters of one device: atomics, bumped from any context without a
 /// lock, and read by `rdma statistic`. They live as long as the device.

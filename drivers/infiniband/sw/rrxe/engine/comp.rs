@@ -14,9 +14,9 @@ use crate::{
     engine::recovery,
     engine::req,
     obj::device::RrxeDevice,
-    obj::mr::SgeCursor,
+    obj::mr::{Miss, SgeCursor},
     obj::pd::PdId,
-    obj::qp::{self, QpInner},
+    obj::qp::{self, QpInner, RrxeQp},
     obj::wqe::{Pending, SendWqe},
     obj::Rrxe,
     proto::{
@@ -410,7 +410,7 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         let i = match answered_wqe(&st, psn, true) {
             Ok(i) => i,
             Err(Counter::RcvOutOfSequence) => {
-                let early = place_early(&mut st, inner.pd_id, dev, pkt)?;
+                let early = place_early(inner, &mut st, dev, pkt)?;
                 let resend = unexpected_read_response(&mut st, psn, early);
                 drop(st);
                 if let Some(acked) = resend {
@@ -437,7 +437,10 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
         if w.opcode == op::RDMA_READ && !fits(&st, w, pkt) {
             return Err(Counter::RcvMalformed);
         }
-        let ok = place(&st, w, inner.pd_id, dev, pkt);
+        let ok = match place(&st, w, inner.pd_id, dev, pkt) {
+            Err(Some(miss)) => return Err(odp_deferred(inner, dev, &mut st, miss)),
+            r => r.is_ok(),
+        };
         let end = psn_add(w.last_psn, 1);
         // The responses placed early that directly follow this one are taken
         // with it, never past the READ's last.
@@ -468,8 +471,8 @@ fn read_response(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Count
 /// noted, and an error for a response whose length or opcode does not fit its
 /// place in the READ: it is dropped.
 fn place_early(
+    inner: &RrxeQp,
     st: &mut QpInner,
-    pd_id: PdId,
     dev: &RrxeDevice,
     pkt: &Packet<'_>,
 ) -> Result<Option<(u32, u32)>, Counter> {
@@ -490,9 +493,11 @@ fn place_early(
         return Err(Counter::RcvMalformed);
     }
     let last = w.last_psn;
-    if !place(st, w, pd_id, dev, pkt) {
+    match place(st, w, inner.pd_id, dev, pkt) {
+        Ok(()) => {}
+        Err(Some(miss)) => return Err(odp_deferred(inner, dev, st, miss)),
         // The response expected next meets the same error and fails the READ.
-        return Ok(None);
+        Err(None) => return Ok(None),
     }
     Ok(st.sq.read_ahead.note(oldest, psn).then_some((oldest, last)))
 }
@@ -512,12 +517,29 @@ fn fits(st: &QpInner, w: &SendWqe, pkt: &Packet<'_>) -> bool {
 }
 
 /// Writes READ response `pkt`'s payload into `w`'s local buffers at the offset
-/// its PSN gives. Returns whether it fit and the memory allowed it.
-fn place(st: &QpInner, w: &SendWqe, pd_id: PdId, dev: &RrxeDevice, pkt: &Packet<'_>) -> bool {
+/// its PSN gives. Fails if it does not fit or the memory does not allow it, with
+/// the fault to run if a page of an on-demand-paging MR was not resident.
+fn place(
+    st: &QpInner,
+    w: &SendWqe,
+    pd_id: PdId,
+    dev: &RrxeDevice,
+    pkt: &Packet<'_>,
+) -> Result<(), Option<Miss>> {
     let mtu = qp::path_mtu_bytes(st) as usize;
     let off = psn_diff(pkt.bth.psn(), w.first_psn) as usize * mtu;
     let mut c = SgeCursor::new(&dev.keys, pd_id, &w.sgl);
-    c.skip(off).and_then(|()| c.write(pkt.payload)).is_ok()
+    c.skip(off)
+        .and_then(|()| c.write(pkt.payload))
+        .map_err(|_| c.miss())
+}
+
+/// A response waits for an on-demand-paging fault (`miss`): it goes back to
+/// the QP's receive queue and runs again after it, and is then counted again
+/// in [`Counter::RcvdResponses`], so this count is taken back.
+fn odp_deferred(inner: &RrxeQp, dev: &RrxeDevice, st: &mut QpInner, miss: Miss) -> Counter {
+    dev.stats.sub(Counter::RcvdResponses, 1);
+    qp::work::odp_rx_miss(inner, st, miss)
 }
 
 /// A READ response that is not the one expected next (under the QP lock). The
@@ -584,9 +606,12 @@ fn atomic_ack(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Result<(), Counter>
         let Some(Pending::Wqe(w)) = st.sq.pending.get(i) else {
             return Err(Counter::RcvOutOfSequence);
         };
-        let ok = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl)
-            .write(&orig.to_ne_bytes())
-            .is_ok();
+        let mut c = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl);
+        let written = c.write(&orig.to_ne_bytes());
+        if let Some(miss) = c.miss().filter(|_| written.is_err()) {
+            return Err(odp_deferred(inner, dev, &mut st, miss));
+        }
+        let ok = written.is_ok();
         acknowledge(&mut st, psn_add(psn, 1));
         recovery::progress(&mut st);
         answered(&mut st, i);

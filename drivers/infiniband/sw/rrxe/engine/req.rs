@@ -16,7 +16,7 @@ use crate::{
     engine::comp,
     engine::recovery,
     net::xmit::{self, Path, SendError},
-    obj::mr::{self, SgeCursor},
+    obj::mr::{self, Miss, SgeCursor},
     obj::mw,
     obj::qp::{self, QpInner},
     obj::wqe::{self, Bad, Pending, SendWqe},
@@ -318,6 +318,7 @@ fn plan(qp: &Qp<Rrxe>, st: &QpInner, out_of_turn: bool) -> Plan {
             || st.sq.noack + 1 >= MAX_PKT_PER_ACK
             || fills_window
             || out_of_turn);
+    let mut miss = None;
     let built = xmit::build(dev, &path, sport, &f, n as usize, |payload| {
         if flags & flag::INLINE != 0 {
             let src = w
@@ -329,8 +330,10 @@ fn plan(qp: &Qp<Rrxe>, st: &QpInner, out_of_turn: bool) -> Plan {
         } else {
             let mut c = SgeCursor::new(&dev.data().keys, inner.pd_id, &w.sgl);
             c.skip(off as usize).map_err(|_| SendError::Payload)?;
-            c.read_into(n as usize, payload)
-                .map_err(|_| SendError::Payload)
+            c.read_into(n as usize, payload).map_err(|_| {
+                miss = c.miss();
+                SendError::Payload
+            })
         }
     });
     match built {
@@ -346,7 +349,10 @@ fn plan(qp: &Qp<Rrxe>, st: &QpInner, out_of_turn: bool) -> Plan {
             span: 1,
             read: false,
         },
-        Err(SendError::Payload) => Plan::Refuse(wr_id, Bad::Protection),
+        Err(SendError::Payload) => match miss {
+            Some(miss) => Plan::Fault(miss),
+            None => Plan::Refuse(wr_id, Bad::Protection),
+        },
         Err(SendError::Net(e)) => unbuilt(wr_id, e),
     }
 }
@@ -412,6 +418,9 @@ enum Plan {
     Idle,
     /// No memory for the packet: try again soon.
     NoMemory,
+    /// A page of an on-demand-paging MR was not resident: try again once the
+    /// send work item faulted it in.
+    Fault(Miss),
     Refuse(u64, Bad),
     FailHead,
 }
@@ -531,6 +540,12 @@ fn next_packet_at(qp: &Qp<Rrxe>, st: &mut QpInner, out_of_turn: bool) -> Next {
         Plan::NoMemory => {
             qp.device().data().stats.inc(Counter::SendNoMemory);
             recovery::retry_build(qp.data(), st);
+            return Next::Idle;
+        }
+        Plan::Fault(miss) => {
+            qp.device().data().stats.inc(Counter::OdpDeferred);
+            st.odp.tx = Some(miss);
+            qp::work::defer_fault(qp.data());
             return Next::Idle;
         }
         Plan::FailHead => return Next::FailHead,

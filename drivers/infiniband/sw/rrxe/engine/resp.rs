@@ -70,7 +70,10 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
         let mut srq_limit = false;
         let (wr_id, parsed) = match inner.srq.as_ref() {
             Some(srq) => {
-                let (wr_id, w, limit) = srq.take().ok_or(Counter::RcvNoRecvWqe)?;
+                let (wr_id, w, limit) = match st.resp.held_srq_recv.take() {
+                    Some(held) => held,
+                    None => srq.take().ok_or(Counter::RcvNoRecvWqe)?,
+                };
                 srq_limit = limit;
                 (wr_id, w)
             }
@@ -95,7 +98,18 @@ pub(super) fn receive_datagram(qp: &Qp<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
                     false
                 } else {
                     let mut to = SgeCursor::new(&dev.keys, inner.pd_id, &w.sgl);
-                    if to.write(&grh).and_then(|()| to.write(pkt.payload)).is_err() {
+                    let placed = to.write(&grh).and_then(|()| to.write(pkt.payload));
+                    let miss = to.miss().filter(|_| placed.is_err());
+                    drop(to);
+                    if let Some(miss) = miss {
+                        // Run again after the fault; an RQ's WQE is still in
+                        // its ring, an SRQ's is kept for it.
+                        if inner.srq.is_some() {
+                            st.resp.held_srq_recv = Some((wr_id, Ok(w), srq_limit));
+                        }
+                        return Err(qp::work::odp_rx_miss(inner, &mut st, miss));
+                    }
+                    if placed.is_err() {
                         dev.stats.inc(Counter::RcvLocalAccessError);
                         wc.status = WcStatus::LocProtErr;
                         true
@@ -386,7 +400,7 @@ fn connected_locked(
                 return Err(Counter::RcvNoRecvWqe);
             };
             match rp.wqe.as_ref() {
-                Err(_) => Err(WcStatus::LocQpOpErr),
+                Err(_) => Err(Ok(WcStatus::LocQpOpErr)),
                 Ok(w) => {
                     let mut c = SgeCursor::at(&dev.keys, inner.pd_id, &w.sgl, rp.sge);
                     match c.write(pkt.payload) {
@@ -395,11 +409,21 @@ fn connected_locked(
                             rp.written += len as u32;
                             Ok(())
                         }
-                        Err(e) if e == ENOSPC => Err(WcStatus::LocLenErr),
-                        Err(_) => Err(WcStatus::LocProtErr),
+                        Err(e) if e == ENOSPC => Err(Ok(WcStatus::LocLenErr)),
+                        // The receive stays where it was, for the packet's run
+                        // after the fault.
+                        Err(_) => match c.miss() {
+                            Some(miss) => Err(Err(miss)),
+                            None => Err(Ok(WcStatus::LocProtErr)),
+                        },
                     }
                 }
             }
+        };
+        let placed = match placed {
+            Err(Err(miss)) => return Err(qp::work::odp_rx_miss(inner, st, miss)),
+            Err(Ok(status)) => Err(status),
+            Ok(()) => Ok(()),
         };
         if let Err(status) = placed {
             fail_recv(qp, st, out, psn, status);
@@ -412,6 +436,7 @@ fn connected_locked(
             st.resp.write_len = reth.len();
         }
         let (va, rkey, resid) = st.resp.write;
+        let mut miss = None;
         let ok = len as u32 <= resid
             && (len == 0
                 || mr::lookup_remote(
@@ -423,7 +448,17 @@ fn connected_locked(
                     va,
                     resid,
                 )
-                .is_some_and(|m| m.write_remote(va, pkt.payload).is_ok()));
+                .is_some_and(|m| match m.write_remote(va, pkt.payload) {
+                    Err(e) if e == EAGAIN => {
+                        // The rest of the WRITE with it.
+                        miss = Some(mr::Miss::of(&m, va, resid as usize, true));
+                        false
+                    }
+                    r => r.is_ok(),
+                }));
+        if let Some(miss) = miss {
+            return Err(qp::work::odp_rx_miss(inner, st, miss));
+        }
         if !ok {
             if !rc {
                 abandon(st);
@@ -592,8 +627,8 @@ fn read_request(
         out.fail = true;
         return Err(Counter::RcvMalformed);
     }
-    if len > 0
-        && mr::lookup_remote(
+    if len > 0 {
+        let Some(m) = mr::lookup_remote(
             &dev.keys,
             inner.serial,
             inner.pd_id,
@@ -601,13 +636,25 @@ fn read_request(
             access::REMOTE_READ,
             va,
             len,
-        )
-        .is_none()
-    {
-        dev.stats.inc(Counter::SentNakAccess);
-        out.answer = Some(nak(AETH_NAK_REM_ACC_ERR));
-        out.fail = true;
-        return Err(Counter::RcvLocalAccessError);
+        ) else {
+            dev.stats.inc(Counter::SentNakAccess);
+            out.answer = Some(nak(AETH_NAK_REM_ACC_ERR));
+            out.fail = true;
+            return Err(Counter::RcvLocalAccessError);
+        };
+        // An on-demand-paging MR's first pages are faulted in before the READ
+        // is taken, and the request runs again; a response that meets a page
+        // that is not resident later waits for it in the responder's sender.
+        match m.ready(va, (len as usize).min(mr::MAX_FAULT), false) {
+            Ok(()) => {}
+            Err(Some(miss)) => return Err(qp::work::odp_rx_miss(inner, st, miss)),
+            Err(None) => {
+                dev.stats.inc(Counter::SentNakAccess);
+                out.answer = Some(nak(AETH_NAK_REM_ACC_ERR));
+                out.fail = true;
+                return Err(Counter::RcvLocalAccessError);
+            }
+        }
     }
     if !duplicate {
         let read = KeptRead::new(psn, va, rkey, len, mtu);
@@ -670,11 +717,35 @@ fn atomic_request(
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     };
+    // An on-demand-paging MR's page is made resident and writable first, so
+    // that the read-modify-write below never stops half way.
+    let ready = match mr.ready(va, 8, true) {
+        Err(Some(miss)) => return Err(qp::work::odp_rx_miss(inner, st, miss)),
+        r => r.is_ok(),
+    };
+    // Memory that cannot be reached after all (a failed fault) is a remote
+    // access error, as a bad rkey is (rxe's RKEY_VIOLATION).
+    let refuse = |st: &mut QpInner, out: &mut Outcome| {
+        dev.stats.inc(Counter::SentNakAccess);
+        out.answer = Some(nak(st, AETH_NAK_REM_ACC_ERR));
+        out.fail = true;
+        Counter::RcvLocalAccessError
+    };
+    if !ready {
+        return Err(refuse(st, out));
+    }
+    let fail = |st: &mut QpInner, out: &mut Outcome, e: Error| {
+        if e == EAGAIN {
+            // Invalidated since the check: nothing was written; run again.
+            qp::work::odp_rx_miss(inner, st, mr::Miss::of(&mr, va, 8, true))
+        } else {
+            refuse(st, out)
+        }
+    };
     let orig = {
         let _g = dev.atomic_lock.lock();
         let mut b = [0u8; 8];
-        mr.read_remote(va, &mut b)
-            .map_err(|_| Counter::RcvLocalAccessError)?;
+        mr.read_remote(va, &mut b).map_err(|e| fail(st, out, e))?;
         let orig = u64::from_ne_bytes(b);
         let new = if pkt.bth.opcode() == opcode::RC_COMPARE_SWAP {
             if orig == a.compare() {
@@ -686,7 +757,7 @@ fn atomic_request(
             orig.wrapping_add(a.swap_add())
         };
         mr.write_remote(va, &new.to_ne_bytes())
-            .map_err(|_| Counter::RcvLocalAccessError)?;
+            .map_err(|e| fail(st, out, e))?;
         orig
     };
     st.resp.psn = psn_add(psn, 1);
@@ -761,11 +832,37 @@ fn flush_or_atomic_write(
         out.fail = true;
         return Err(Counter::RcvLocalAccessError);
     };
-    if atomic_write {
-        let _g = dev.atomic_lock.lock();
-        mr.write_remote(va, pkt.payload)
-            .map_err(|_| Counter::RcvLocalAccessError)?;
-    } else {
+    // An on-demand-paging MR's pages must be there: written (ATOMIC WRITE), or
+    // made durable (FLUSH of a range; a FLUSH of the whole MR has no range to
+    // fault in, and ordinary memory needs nothing from it).
+    let reach = match range {
+        Some(n) => mr.ready(va, (n as usize).min(mr::MAX_FAULT), atomic_write),
+        None => Ok(()),
+    };
+    let written = match reach {
+        Err(Some(miss)) => return Err(qp::work::odp_rx_miss(inner, st, miss)),
+        Err(None) => Err(EFAULT),
+        Ok(()) if atomic_write => {
+            let _g = dev.atomic_lock.lock();
+            mr.write_remote(va, pkt.payload)
+        }
+        Ok(()) => Ok(()),
+    };
+    match written {
+        Err(e) if e == EAGAIN => {
+            let miss = mr::Miss::of(&mr, va, 8, true);
+            return Err(qp::work::odp_rx_miss(inner, st, miss));
+        }
+        Err(_) => {
+            // rxe's RKEY_VIOLATION.
+            dev.stats.inc(Counter::SentNakAccess);
+            out.answer = Some(reply_to(st, AETH_NAK_REM_ACC_ERR, psn));
+            out.fail = true;
+            return Err(Counter::RcvLocalAccessError);
+        }
+        Ok(()) => {}
+    }
+    if !atomic_write {
         core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
     }
     st.resp.psn = psn_add(psn, 1);

@@ -105,13 +105,14 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
         ..HeaderFields::default()
     };
     let n = p.len;
+    let mut miss = None;
     let r = xmit::send(dev, inner, &path, sport, &f, n as usize, |payload| {
         if n == 0 {
             return Ok(());
         }
         // Looked up again for every packet, so a deregistration in between
         // stops the transfer instead of reading freed pages.
-        mr::lookup_remote(
+        let m = mr::lookup_remote(
             &dev.data().keys,
             inner.serial,
             inner.pd_id,
@@ -120,12 +121,36 @@ fn send_next(qp: &Qp<Rrxe>) -> bool {
             p.va,
             n,
         )
-        .ok_or(xmit::SendError::Payload)?
-        .read_remote_into(p.va, n as usize, payload)
-        .map_err(|_| xmit::SendError::Payload)
+        .ok_or(xmit::SendError::Payload)?;
+        m.read_remote_into(p.va, n as usize, payload).map_err(|e| {
+            if e == kernel::error::code::EAGAIN {
+                // The rest of the READ's pages with it (as far as the MR goes).
+                miss = Some(mr::Miss::of(&m, p.va, mr::MAX_FAULT, false));
+            }
+            xmit::SendError::Payload
+        })
     });
-    if matches!(r, Err(xmit::SendError::Payload)) && !p.last {
-        inner.state.lock().resp_tx.drop_read(p.first_psn);
+    if !matches!(r, Err(xmit::SendError::Payload)) {
+        return true;
+    }
+    let mut st = inner.state.lock();
+    if let Some(miss) = miss {
+        // A page of an on-demand-paging MR that is not resident (the READ's
+        // first pages were faulted in when it came): the response goes back and
+        // waits, and the fault work item runs this sender again once the page
+        // is in.
+        dev.data().stats.inc(Counter::OdpDeferred);
+        st.odp.tx = Some(miss);
+        let waits = st.resp_tx.unclaim(&p);
+        if !waits && !p.last {
+            st.resp_tx.drop_read(p.first_psn);
+        }
+        drop(st);
+        qp::work::defer_fault(inner);
+        return !waits;
+    }
+    if !p.last {
+        st.resp_tx.drop_read(p.first_psn);
     }
     true
 }

@@ -161,9 +161,24 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
         };
     }
     p.accept(stats)?;
-    engine::receive(qp, &p.pkt, p.ip)?;
-    skb.consume();
-    Ok(())
+    match engine::receive(qp, &p.pkt, p.ip) {
+        Err(Counter::OdpDeferred) => {
+            // Waits at the head of the QP's queue for the fault.
+            stats.inc(Counter::OdpDeferred);
+            let mut q = inner.rx.lock();
+            let queued = q.push_front(skb);
+            drop(q);
+            // After the push: the fault work item queues the receive work item,
+            // which must find the packet.
+            qp::work::defer_fault(inner);
+            queued.map_err(|_skb| Counter::RcvQueueFull)
+        }
+        r => {
+            r?;
+            skb.consume();
+            Ok(())
+        }
+    }
 }
 
 /// Processes up to `budget` of `qp`'s queued packets, in order. Returns whether
@@ -172,27 +187,41 @@ fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
     let inner: &Arc<RrxeQp> = qp.data();
     let stats = &qp.device().data().stats;
     for _ in 0..budget {
-        let skb = {
+        let (skb, counted) = {
             let mut q = inner.rx.lock();
-            match q.pop() {
-                Some(skb) => skb,
+            match q.pop_counted() {
+                Some(popped) => popped,
                 None => {
                     inner.rx_owned.store(false, Ordering::Release);
                     return false;
                 }
             }
         };
-        match process(qp, &skb) {
+        match process(qp, &skb, counted) {
             Ok(()) => skb.consume(),
+            Err(Counter::OdpDeferred) => {
+                // Back at the head, still owned; the fault work item queues
+                // this one again once the page is in.
+                stats.inc(Counter::OdpDeferred);
+                if inner.rx.lock().push_front(skb).is_err() {
+                    stats.inc(Counter::RcvQueueFull);
+                }
+                qp::work::defer_fault(inner);
+                return false;
+            }
             Err(c) => stats.inc(c),
         }
     }
     true
 }
 
-fn process(qp: &Qp<Rrxe>, skb: &SkBuff) -> Result<(), Counter> {
+/// Checks and counts a queued packet (unless `counted`: it was before it went
+/// back to the queue) and hands it to its engine.
+fn process(qp: &Qp<Rrxe>, skb: &SkBuff, counted: bool) -> Result<(), Counter> {
     let p = parse(skb)?;
-    p.accept(&qp.device().data().stats)?;
+    if !counted {
+        p.accept(&qp.device().data().stats)?;
+    }
     engine::receive(qp, &p.pkt, p.ip)
 }
 
@@ -210,11 +239,16 @@ fn deliver_to_group(dev: &rdma::Device<Rrxe>, pkt: &Packet<'_>, ip: &[u8]) -> Re
     let guard = rcu::read_lock();
     for &qpn in &qpns[..n] {
         match dev.qp_rcu(qpn, &guard) {
-            Some(qp) => {
-                if let Err(c) = engine::receive(qp, pkt, ip) {
-                    stats.inc(c);
+            Some(qp) => match engine::receive(qp, pkt, ip) {
+                // A group's datagram is not kept for one member: it is lost
+                // for this QP, whose work item faults the page in for the next.
+                Err(Counter::OdpDeferred) => {
+                    stats.inc(Counter::OdpDeferred);
+                    qp::work::defer_fault(qp.data());
                 }
-            }
+                Err(c) => stats.inc(c),
+                Ok(()) => {}
+            },
             None => stats.inc(Counter::RcvUnknownQp),
         }
     }

@@ -8,8 +8,15 @@ use crate::{
     abi,
     net::socket::SocketUse,
     obj::{
-        ah::RrxeAh, mcast, mr::Keys, pd::PdId, pool::Pool, qp::poll::Poller, qp::RrxeQp,
-        srq::RrxeSrq, Rrxe,
+        ah::RrxeAh,
+        mcast,
+        mr::{self, Keys},
+        pd::PdId,
+        pool::Pool,
+        qp::poll::Poller,
+        qp::RrxeQp,
+        srq::RrxeSrq,
+        Rrxe,
     },
     params,
     proto::pma,
@@ -23,7 +30,8 @@ use kernel::{
     rdma::{
         self,
         attr::{
-            cap, port, DeviceAttr, Mtu, NodeType, PhysState, PortAttr, PortImmutable, PortState,
+            cap, port, DeviceAttr, Mtu, NodeType, OdpCaps, PhysState, PortAttr, PortImmutable,
+            PortState,
         },
         device::{DeviceParams, MadResult, MAD_SIZE},
         event::EventType,
@@ -142,7 +150,8 @@ pub(crate) fn attributes(dev: &rdma::Device<Rrxe>) -> DeviceAttr {
         max_qp: params::MAX_QP,
         max_qp_wr: params::MAX_QP_WR,
         device_cap_flags: params::DEVICE_CAP_FLAGS,
-        kernel_cap_flags: cap::K_ALLOW_USER_UNREG,
+        kernel_cap_flags: cap::K_ALLOW_USER_UNREG
+            | if mr::ODP { cap::K_ON_DEMAND_PAGING } else { 0 },
         max_send_sge: params::MAX_SGE,
         max_recv_sge: params::MAX_SGE,
         max_sge_rd: params::MAX_SGE_RD,
@@ -165,7 +174,30 @@ pub(crate) fn attributes(dev: &rdma::Device<Rrxe>) -> DeviceAttr {
         max_fast_reg_page_list_len: params::MAX_FMR_PAGE_LIST_LEN,
         max_pkeys: params::MAX_PKEYS,
         local_ca_ack_delay: params::LOCAL_CA_ACK_DELAY,
+        odp_caps: if mr::ODP {
+            odp_caps()
+        } else {
+            OdpCaps::default()
+        },
         ..DeviceAttr::default()
+    }
+}
+
+/// What on-demand-paging MRs serve: rdma_rxe's list (explicit ODP only, no
+/// implicit ODP).
+fn odp_caps() -> OdpCaps {
+    OdpCaps {
+        general_caps: cap::ODP_SUPPORT,
+        rc_odp_caps: cap::ODP_SUPPORT_SEND
+            | cap::ODP_SUPPORT_RECV
+            | cap::ODP_SUPPORT_WRITE
+            | cap::ODP_SUPPORT_READ
+            | cap::ODP_SUPPORT_ATOMIC
+            | cap::ODP_SUPPORT_SRQ_RECV
+            | cap::ODP_SUPPORT_FLUSH
+            | cap::ODP_SUPPORT_ATOMIC_WRITE,
+        ud_odp_caps: cap::ODP_SUPPORT_SEND | cap::ODP_SUPPORT_RECV | cap::ODP_SUPPORT_SRQ_RECV,
+        ..OdpCaps::default()
     }
 }
 

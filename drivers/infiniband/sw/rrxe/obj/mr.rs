@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Memory regions: DMA MRs for kernel consumers, pinned user MRs, and fast-registration
-//! MRs with their page lists.
+//! Memory regions: DMA MRs for kernel consumers, pinned user MRs, on-demand-paging
+//! user MRs, and fast-registration MRs with their page lists.
 //!
 //! Keys are `index << 8 | key byte`, as rxe: the index finds the MR in the device's
 //! pool and the key byte rotates, so a key of a deregistered MR does not match a new MR
 //! that reuses the index. The data path holds a reference to an MR while it uses it, so
 //! deregistration never frees memory under a transfer.
+//!
+//! An on-demand-paging MR's pages are found when first used. The engines copy in
+//! atomic context, where no page can be faulted in, so a copy that meets a page
+//! that is not resident fails with `EAGAIN` and leaves that page alone. The
+//! engine that made it records a [`Miss`] and stops where it was, with nothing
+//! of the packet or WQE consumed; the QP's work item faults the range in
+//! ([`Miss::fault`], which may sleep) and runs the engine again.
 
 use crate::{
     abi::{self, access},
@@ -31,8 +38,11 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
-/// `IB_ACCESS_*` bits an MR may carry (rxe's `RXE_ACCESS_SUPPORTED_MR` without
-/// on-demand paging, which rrxe does not offer).
+#[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+use kernel::rdma::umem_odp::UmemOdp;
+
+/// `IB_ACCESS_*` bits an MR may carry (rxe's `RXE_ACCESS_SUPPORTED_MR`); on-demand
+/// paging only in a kernel built with it, as rdma_rxe.
 pub(crate) const ACCESS_SUPPORTED: u32 = access::LOCAL_WRITE
     | access::REMOTE_WRITE
     | access::REMOTE_READ
@@ -40,7 +50,11 @@ pub(crate) const ACCESS_SUPPORTED: u32 = access::LOCAL_WRITE
     | access::MW_BIND
     | access::FLUSH_GLOBAL
     | access::FLUSH_PERSISTENT
-    | access::OPTIONAL;
+    | access::OPTIONAL
+    | if ODP { access::ON_DEMAND } else { 0 };
+
+/// Whether the kernel offers on-demand paging (`INFINIBAND_ON_DEMAND_PAGING`).
+pub(crate) const ODP: bool = cfg!(CONFIG_INFINIBAND_ON_DEMAND_PAGING);
 
 /// A device's memory keys: its MRs by key index and, above their range, its
 /// MWs (rxe's `RXE_MIN_MW_INDEX`), so that a key says which pool it is from.
@@ -77,6 +91,9 @@ pub(crate) enum Backing {
     Dma,
     /// Pinned user memory.
     User(Umem),
+    /// On-demand-paging user memory.
+    #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+    Odp(UmemOdp),
     /// A page list set by `map_mr_sg` and activated by a REG_MR work request.
     Fast { max_pages: u32 },
 }
@@ -225,8 +242,20 @@ pub(crate) fn reg_user(
     _udata: Option<&UData>,
 ) -> Result<(Arc<RrxeMr>, MrKeys)> {
     let acc = access_flags.bits();
-    if acc & access::ON_DEMAND != 0 || acc & !ACCESS_SUPPORTED != 0 {
+    if acc & !ACCESS_SUPPORTED != 0 {
         return Err(EOPNOTSUPP);
+    }
+    #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+    if acc & access::ON_DEMAND != 0 {
+        // Implicit ODP (the whole address space) is not offered, as in rdma_rxe.
+        if start == 0 && length == u64::MAX {
+            return Err(EOPNOTSUPP);
+        }
+        if length == 0 || iova.checked_add(length).is_none() {
+            return Err(EINVAL);
+        }
+        let odp = UmemOdp::get(pd.device(), start, length, access_flags)?;
+        return new_mr(keys, pd, acc, iova, length, Backing::Odp(odp), 0);
     }
     if length == 0 || length > u64::from(abi::MAX_MSG) * 2 || iova.checked_add(length).is_none() {
         return Err(EINVAL);
@@ -382,6 +411,8 @@ impl RrxeMr {
     fn read_into(&self, iova: u64, n: usize, dst: &mut Filler<'_>) -> Result {
         match &self.backing {
             Backing::User(umem) => umem.copy_into(self.offset_of(iova, n).ok_or(EFAULT)?, n, dst),
+            #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+            Backing::Odp(odp) => odp.copy_into(self.offset_of(iova, n).ok_or(EFAULT)?, n, dst),
             Backing::Dma => {
                 self.offset_of(iova, n).ok_or(EFAULT)?;
                 // A DMA MR belongs to a kernel PD (`get_dma_mr` is not a user verb),
@@ -405,6 +436,8 @@ impl RrxeMr {
             Backing::User(umem) => {
                 umem.copy_to(self.offset_of(iova, src.len()).ok_or(EFAULT)?, src)
             }
+            #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+            Backing::Odp(odp) => odp.copy_to(self.offset_of(iova, src.len()).ok_or(EFAULT)?, src),
             Backing::Dma => {
                 self.offset_of(iova, src.len()).ok_or(EFAULT)?;
                 // SAFETY: As in `read`; receive buffers are mapped for the device to
@@ -418,6 +451,49 @@ impl RrxeMr {
                 unsafe { kernel::rdma::virt_dma::copy_to(addr, &src[r]) };
                 Ok(())
             }),
+        }
+    }
+
+    /// Whether an access of `len` bytes at `iova` can run now, without
+    /// copying: `Err(Some(miss))` while a page of an on-demand-paging MR there
+    /// is not resident (writable, if `write`), with the fault to run, from the
+    /// first such page; `Err(None)` if the access would fail (the page's last
+    /// fault failed). Always `Ok` for other MRs, whose copies check for
+    /// themselves.
+    pub(crate) fn ready(&self, iova: u64, len: usize, write: bool) -> Result<(), Option<Miss>> {
+        match &self.backing {
+            #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+            Backing::Odp(odp) if len > 0 => {
+                let off = self.offset_of(iova, len).ok_or(None)?;
+                let n = odp.resident_len(off, len, write).map_err(|_| None)?;
+                if n == len {
+                    Ok(())
+                } else {
+                    Err(Some(Miss::of(self, iova + n as u64, len - n, write)))
+                }
+            }
+            _ => {
+                let _ = (iova, len, write);
+                Ok(())
+            }
+        }
+    }
+
+    /// Faults `[iova, iova + len)` of an on-demand-paging MR in, writable if
+    /// `write`, as far as the MR reaches. May sleep. Nothing to do for other
+    /// MRs.
+    fn fault(&self, iova: u64, len: usize, write: bool) -> Result {
+        match &self.backing {
+            #[cfg(CONFIG_INFINIBAND_ON_DEMAND_PAGING)]
+            Backing::Odp(odp) => {
+                let off = self.offset_of(iova, 1).ok_or(EFAULT)?;
+                let len = len.min(self.length as usize - off);
+                odp.fault(off, len, write)
+            }
+            _ => {
+                let _ = (iova, len, write);
+                Ok(())
+            }
         }
     }
 
@@ -561,6 +637,48 @@ impl RrxeMr {
     }
 }
 
+/// The largest range one [`Miss`] faults in at a time: a READ asks for its
+/// whole length at once, and a fault of it all could sleep for long and
+/// populate much memory before any of it is used.
+pub(crate) const MAX_FAULT: usize = 1 << 20;
+
+/// An access to an on-demand-paging MR that found a page not resident: the
+/// range to fault in, from a context that may sleep, before the access runs
+/// again. It names the MR by key and holds no reference, so the QP state it is
+/// kept in may be dropped anywhere.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Miss {
+    key: u32,
+    iova: u64,
+    len: u32,
+    write: bool,
+}
+
+impl Miss {
+    /// The miss of an access of `len` bytes at `iova` of `mr`.
+    pub(crate) fn of(mr: &RrxeMr, iova: u64, len: usize, write: bool) -> Self {
+        Self {
+            key: mr.keys.lkey,
+            iova,
+            len: len.min(MAX_FAULT) as u32,
+            write,
+        }
+    }
+
+    /// Faults the range in, if its MR is still registered. May sleep, so it is
+    /// called from a work item, outside its RCU section; the MR found holds the
+    /// device's memory only until it returns (a deregistration that came
+    /// meanwhile then releases it here).
+    pub(crate) fn fault(&self, keys: &Keys) -> Result {
+        kernel::task::might_sleep();
+        let mr = keys.mrs.get(self.key >> 8).ok_or(ENOENT)?;
+        if mr.keys.lkey != self.key {
+            return Err(ENOENT);
+        }
+        mr.fault(self.iova, self.len as usize, self.write)
+    }
+}
+
 /// Walks a WQE's scatter/gather list, copying to or from the memory it names.
 /// Lives on the stack of one copy; it holds the current SGE's MR, and takes the
 /// MR's map lock for each page it reaches.
@@ -573,6 +691,8 @@ pub(crate) struct SgeCursor<'a> {
     off: u32,
     /// The current SGE's MR, looked up once per SGE.
     mr: Option<Arc<RrxeMr>>,
+    /// The page a copy stopped at with `EAGAIN`.
+    miss: Option<Miss>,
 }
 
 impl<'a> SgeCursor<'a> {
@@ -584,7 +704,13 @@ impl<'a> SgeCursor<'a> {
             idx: 0,
             off: 0,
             mr: None,
+            miss: None,
         }
+    }
+
+    /// Where the last copy that failed with `EAGAIN` found a page not resident.
+    pub(crate) fn miss(&self) -> Option<Miss> {
+        self.miss
     }
 
     /// A cursor resuming at `pos`, a [`SgeCursor::position`] of an earlier one.
@@ -641,7 +767,15 @@ impl<'a> SgeCursor<'a> {
             let n = left.min(len - done);
             let iova = sge.addr.checked_add(u64::from(self.off)).ok_or(EFAULT)?;
             if let Some(mr) = self.mr.as_deref() {
-                op(mr, iova, done..done + n)?;
+                if let Err(e) = op(mr, iova, done..done + n) {
+                    if e == EAGAIN {
+                        // The rest of the SGE is faulted in with it: the next
+                        // packets of the message need it too.
+                        let write = need & access::LOCAL_WRITE != 0;
+                        self.miss = Some(Miss::of(mr, iova, left, write));
+                    }
+                    return Err(e);
+                }
             }
             self.off += n as u32;
             done += n;

@@ -261,6 +261,40 @@ impl<S: DerefMut<Target = [Answer]>> AnswerRing<S> {
         self.len -= 1;
     }
 
+    /// Gives READ response `p`, claimed by [`Self::claim`] and not sent (its
+    /// data could not be read yet), back: the next claim takes it again. Only
+    /// while its answer is as that claim left it; returns whether it was given
+    /// back. A last packet's answer left the ring with the claim, but its slot,
+    /// just before the head, keeps it until a push wraps onto it, which only a
+    /// full ring does.
+    pub fn unclaim(&mut self, p: &AnswerPacket) -> bool {
+        let index = psn_sub(p.psn, p.first_psn);
+        let cap = self.slots.len();
+        let (at, back) = if p.last {
+            if self.len >= cap {
+                return false;
+            }
+            (self.slot(cap - 1), true)
+        } else {
+            if self.len == 0 {
+                return false;
+            }
+            (self.head, false)
+        };
+        let Some(a) = self.slots.get_mut(at) else {
+            return false;
+        };
+        if a.kind != Kind::Read || a.psn != p.first_psn || a.sent != index + 1 {
+            return false;
+        }
+        a.sent = index;
+        if back {
+            self.head = at;
+            self.len += 1;
+        }
+        true
+    }
+
     /// Drops the rest of the READ that starts at `first_psn`, if it is still at
     /// the head (its memory went away while it was being sent).
     pub fn drop_read(&mut self, first_psn: u32) {

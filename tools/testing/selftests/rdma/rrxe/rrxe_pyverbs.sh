@@ -8,7 +8,7 @@
 # pyverbs-gaps.txt.
 cd "$(dirname "$0")" && . ./lib.sh
 
-mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_cq_events test_qp test_qpex test_srq test_addr test_shared_pd test_atomic test_rdmacm"}
+mods=${RRXE_PYVERBS_MODULES:-"test_device test_pd test_mr test_cq test_cqex test_cq_events test_qp test_qpex test_srq test_addr test_shared_pd test_atomic test_rdmacm test_odp"}
 keep=/run/rrxe; [ -d $keep ] || keep=/tmp
 # RRXE_PEERS=rrxe (run_tests.sh's rerun with the stock provider) runs only the
 # modules that post work or arm CQs, where the providers differ, on rrxe alone,
@@ -16,7 +16,7 @@ keep=/run/rrxe; [ -d $keep ] || keep=/tmp
 rxe_log=$keep/pyverbs.rxe.log rrxe_log=$keep/pyverbs.rrxe.log rxe_too=1
 if [ "${RRXE_PEERS:-}" = rrxe ] && [ -s "$rxe_log" ]; then
 	rxe_too=0 rrxe_log=$keep/pyverbs.rrxe-$RRXE_PROVIDER.log
-	mods=${RRXE_PYVERBS_MODULES:-"test_cq_events test_qpex test_srq test_atomic test_rdmacm"}
+	mods=${RRXE_PYVERBS_MODULES:-"test_cq_events test_qpex test_srq test_atomic test_rdmacm test_odp"}
 fi
 work=/tmp/pyverbs-suite
 require_rrxe

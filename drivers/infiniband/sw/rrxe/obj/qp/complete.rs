@@ -255,6 +255,18 @@ fn flush_batch(
             );
         }
     }
+    // So does one a UD datagram held while it waited for a page fault.
+    if st.resp.held_srq_recv.is_some() {
+        if !out.room() {
+            return true;
+        }
+        if let Some((wr_id, _, _)) = st.resp.held_srq_recv.take() {
+            Completions::add(
+                &mut out.recv,
+                wc(qp, wr_id, WcStatus::WrFlushErr, WcOpcode::Recv),
+            );
+        }
+    }
     if let Some(rq) = st.rq.as_mut() {
         while budget.rq > 0 && matches!(rq.ring.peek_posted(&mut id), Ok(true)) {
             if !out.room() {

@@ -27,6 +27,7 @@ pub(crate) mod timers;
 pub(crate) mod work;
 
 use crate::{
+    obj::mr::Miss,
     obj::ring::Ring,
     obj::wqe::{self, Bad, SqLimits},
     obj::{pd::PdId, Rrxe},
@@ -221,6 +222,23 @@ pub(crate) struct RespState {
     pub(crate) write_len: u32,
     /// A QP on an SRQ raised `QP_LAST_WQE_REACHED` for its current error state.
     last_wqe_raised: bool,
+    /// A UD QP's receive WQE taken from its SRQ for a datagram that waits for an
+    /// on-demand-paging fault: the datagram gets it when it is run again (an
+    /// SRQ's WQE cannot go back to the ring), with whether the SRQ's limit was
+    /// crossed.
+    pub(crate) held_srq_recv: Option<(u64, Result<wqe::RecvWqe, Bad>, bool)>,
+}
+
+/// Pages of on-demand-paging MRs that the QP's engines found not resident, for
+/// its work items to fault in before they run the engines again
+/// ([`crate::obj::mr::Miss`]): one for the receive work item (requests and
+/// responses received), one for the send work item (the requester).
+///
+/// Part of [`QpInner`], under the QP lock.
+#[derive(Default)]
+pub(crate) struct OdpMisses {
+    pub(crate) rx: Option<Miss>,
+    pub(crate) tx: Option<Miss>,
 }
 
 /// The receive queue of a QP without an SRQ: its ring and how many SGEs a WQE
@@ -267,6 +285,7 @@ pub(crate) struct QpInner {
     /// error state is always flushed, and a post to a failed QP never fails
     /// with `ENOMEM` after its WQE was queued.
     spare_room: Completions,
+    pub(crate) odp: OdpMisses,
 }
 
 /// Runs one of a QP's engines on one CPU at a time. Re-entry (loopback, or
@@ -431,6 +450,10 @@ pub(crate) struct RrxeQp {
     /// Runs the packets queued in `rx` ([`rx::RxBacklog`]).
     #[pin]
     recv_work: Work<RrxeQp, 1>,
+    /// Faults in the pages in [`QpInner::odp`], on [`crate::fault_queue`], then
+    /// queues the work item that waits for them ([`work::defer_fault`]).
+    #[pin]
+    fault_work: Work<RrxeQp, 2>,
     #[pin]
     pub(crate) rx: SpinLockIrq<rx::RxBacklog>,
     /// The receive work item owns the QP's packets: set (under `rx`'s lock) by

@@ -45,6 +45,9 @@ pub(crate) struct RxBacklog {
     slots: KVec<Option<SkBuff>>,
     head: usize,
     len: usize,
+    /// The packet at the head went back there after an on-demand-paging miss
+    /// ([`RxBacklog::push_front`]): it was counted as received already.
+    head_counted: bool,
 }
 
 impl RxBacklog {
@@ -53,6 +56,7 @@ impl RxBacklog {
             slots: KVec::new(),
             head: 0,
             len: 0,
+            head_counted: false,
         }
     }
 
@@ -105,7 +109,35 @@ impl RxBacklog {
         }
     }
 
-    pub(crate) fn pop(&mut self) -> Option<SkBuff> {
+    /// Puts a packet that was taken and counted, and must be processed again
+    /// before any other (it waits for an on-demand-paging fault), back at the
+    /// head. Fails, giving the packet back, if the queue is full.
+    pub(crate) fn push_front(&mut self, skb: SkBuff) -> Result<(), SkBuff> {
+        if self.len >= self.slots.len() && !self.grow() {
+            return Err(skb);
+        }
+        let n = self.slots.len();
+        let i = if self.head == 0 { n - 1 } else { self.head - 1 };
+        match self.slots.get_mut(i) {
+            Some(slot) => {
+                *slot = Some(skb);
+                self.head = i;
+                self.len += 1;
+                self.head_counted = true;
+                Ok(())
+            }
+            None => Err(skb),
+        }
+    }
+
+    /// Takes the oldest packet, with whether it was counted as received
+    /// already (it was put back by [`RxBacklog::push_front`]).
+    pub(crate) fn pop_counted(&mut self) -> Option<(SkBuff, bool)> {
+        let counted = core::mem::take(&mut self.head_counted);
+        self.pop().map(|skb| (skb, counted))
+    }
+
+    fn pop(&mut self) -> Option<SkBuff> {
         if self.len == 0 {
             return None;
         }

@@ -8,8 +8,60 @@
 //! calls up into the layers above it, through the `WorkItem` impls those
 //! layers provide for [`RrxeQp`].
 
-use super::RrxeQp;
-use kernel::{sync::Arc, workqueue::impl_has_work};
+use super::{OdpMisses, QpInner, RrxeQp};
+use crate::{obj::mr::Miss, stats::Counter};
+use core::sync::atomic::Ordering;
+use kernel::{
+    sync::Arc,
+    workqueue::{impl_has_work, WorkItem},
+};
+
+/// The receive path found a page of an on-demand-paging MR not resident (under
+/// the QP's lock): the packet waits for it at the head of the QP's receive
+/// queue, where the caller puts it back, and the packets after it queue
+/// behind it from now on. The caller then queues the fault ([`defer_fault`]).
+pub(crate) fn odp_rx_miss(inner: &RrxeQp, st: &mut QpInner, miss: Miss) -> Counter {
+    st.odp.rx = Some(miss);
+    inner.rx_owned.store(true, Ordering::Release);
+    Counter::OdpDeferred
+}
+
+/// Has the QP's fault work item fault in what [`QpInner::odp`] holds, on
+/// [`crate::fault_queue`], and then queue the work items that wait for it.
+pub(crate) fn defer_fault(inner: &Arc<RrxeQp>) {
+    let _ = crate::fault_queue().enqueue::<_, 2>(inner.clone());
+}
+
+/// The QP's fault work item: faults in the pages its engines found missing
+/// (may sleep), then runs the receive work item for a packet that waits, and
+/// the send work item for the requester or responder's sender.
+impl WorkItem<2> for RrxeQp {
+    type Pointer = Arc<RrxeQp>;
+
+    fn run(this: Arc<RrxeQp>) {
+        if fault(&this, |o| o.rx.take()) {
+            defer_receive(&this);
+        }
+        if fault(&this, |o| o.tx.take()) {
+            defer(&this);
+        }
+    }
+}
+
+/// Faults in the miss `take` finds, if any; returns whether there was one.
+fn fault(inner: &RrxeQp, take: impl FnOnce(&mut OdpMisses) -> Option<Miss>) -> bool {
+    let Some(miss) = take(&mut inner.state.lock().odp) else {
+        return false;
+    };
+    let dev = inner.dev.data();
+    dev.stats.inc(Counter::OdpFaults);
+    // A failed fault leaves its page marked, so the access fails when it runs
+    // again rather than ask for the same fault for ever.
+    if miss.fault(&dev.keys).is_err() {
+        dev.stats.inc(Counter::OdpFaultErrors);
+    }
+    true
+}
 
 /// Makes `skb`, about to go to the stack, one of the QP's packets in flight.
 pub(crate) fn own_tx(inner: &Arc<RrxeQp>, skb: &mut kernel::net::skb::SkBuff) {
@@ -37,6 +89,7 @@ impl kernel::net::skb::TxOwner for RrxeQp {
 impl_has_work! {
     impl HasWork<Self> for RrxeQp { self.send_work }
     impl HasWork<Self, 1> for RrxeQp { self.recv_work }
+    impl HasWork<Self, 2> for RrxeQp { self.fault_work }
 }
 
 /// Packets each engine sends per work item run. The run holds the RCU read lock
