@@ -155,22 +155,39 @@ impl Umem {
             return Err(ENOSPC);
         }
         self.for_each_piece(off, len, |page, in_page, r| {
-            // SAFETY: `d` is valid for writes of `r.len()` bytes, which `read_raw` writes
-            // all of (on `Ok`) and only; user data racing in has no invariants.
-            unsafe { dst.fill_raw(r.len(), |d| page.read_raw(d, in_page, r.len())) }
+            piece_into(page, in_page, r.len(), dst)
         })
     }
 
     /// Copies `src` into the range at byte offset `off`. Works in any context.
     #[inline]
     pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
-        let s = src.as_ptr();
         self.for_each_piece(off, src.len(), |page, in_page, r| {
-            // SAFETY: `r` is within `src`. What user space reads of the page
-            // meanwhile is its own concern, as with any memory it registered.
-            unsafe { page.write_raw(s.add(r.start), in_page, r.len()) }
+            piece_from(page, in_page, src.get(r).ok_or(EINVAL)?)
         })
     }
+}
+
+/// Appends `n` bytes of `page` from `in_page` on to `dst`: one piece of a copy
+/// out of user memory ([`Umem`], and `umem_odp::UmemOdp`). Fails if they are
+/// not all in the page.
+pub(super) fn piece_into(
+    page: &BorrowedPage<'_>,
+    in_page: usize,
+    n: usize,
+    dst: &mut Filler<'_>,
+) -> Result {
+    // SAFETY: `d` is valid for writes of `n` bytes, which `read_raw` writes all of
+    // (on `Ok`) and only; user data racing in has no invariants.
+    unsafe { dst.fill_raw(n, |d| page.read_raw(d, in_page, n)) }
+}
+
+/// Copies `src` into `page` at `in_page`: one piece of a copy into user memory.
+/// Fails if it does not fit in the page.
+pub(super) fn piece_from(page: &BorrowedPage<'_>, in_page: usize, src: &[u8]) -> Result {
+    // SAFETY: `src` is valid for reads of its length. What user space reads of the
+    // page meanwhile is its own concern, as with any memory it registered.
+    unsafe { page.write_raw(src.as_ptr(), in_page, src.len()) }
 }
 
 impl Drop for Umem {

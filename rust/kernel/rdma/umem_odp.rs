@@ -41,6 +41,7 @@
 use super::{
     device::{Device, Driver},
     mr::AccessFlags,
+    umem,
 };
 use crate::ffi::c_ulong;
 use crate::{
@@ -303,7 +304,7 @@ impl UmemOdp {
         let mut ok = true;
         {
             let mut map = self.map.pages.lock();
-            for i in pages {
+            for i in pages.clone() {
                 // SAFETY: `i` is a page of the umem, whose PFN list has an entry per
                 // page; the mutex is held.
                 let pfn = unsafe { *(*self.raw.as_ptr()).map.pfn_list.add(i) };
@@ -327,7 +328,7 @@ impl UmemOdp {
         if ok {
             Ok(())
         } else {
-            self.fail(self.page_index(off)..self.page_index(end - 1) + 1, write);
+            self.fail(pages, write);
             Err(EFAULT)
         }
     }
@@ -399,9 +400,7 @@ impl UmemOdp {
             return Err(ENOSPC);
         }
         self.for_each_piece(off, len, false, |page, in_page, r| {
-            // SAFETY: `d` is valid for writes of `r.len()` bytes, which `read_raw` writes
-            // all of (on `Ok`) and only; user data racing in has no invariants.
-            unsafe { dst.fill_raw(r.len(), |d| page.read_raw(d, in_page, r.len())) }
+            umem::piece_into(page, in_page, r.len(), dst)
         })
     }
 
@@ -409,11 +408,8 @@ impl UmemOdp {
     /// `EAGAIN` means a page must be faulted in (for writing) first, and the
     /// pages before it may already hold their part of `src`.
     pub fn copy_to(&self, off: usize, src: &[u8]) -> Result {
-        let s = src.as_ptr();
         self.for_each_piece(off, src.len(), true, |page, in_page, r| {
-            // SAFETY: `r` is within `src`. What user space reads of the page
-            // meanwhile is its own concern, as with any memory it registered.
-            unsafe { page.write_raw(s.add(r.start), in_page, r.len()) }
+            umem::piece_from(page, in_page, src.get(r).ok_or(EINVAL)?)
         })
     }
 

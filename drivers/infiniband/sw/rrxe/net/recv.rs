@@ -162,17 +162,7 @@ fn deliver(dev: &rdma::Device<Rrxe>, mut skb: SkBuff) -> Result<(), Counter> {
     }
     p.accept(stats)?;
     match engine::receive(qp, &p.pkt, p.ip) {
-        Err(Counter::OdpDeferred) => {
-            // Waits at the head of the QP's queue for the fault.
-            stats.inc(Counter::OdpDeferred);
-            let mut q = inner.rx.lock();
-            let queued = q.push_front(skb);
-            drop(q);
-            // After the push: the fault work item queues the receive work item,
-            // which must find the packet.
-            qp::work::defer_fault(inner);
-            queued.map_err(|_skb| Counter::RcvQueueFull)
-        }
+        Err(Counter::OdpDeferred) => wait_for_fault(inner, stats, skb),
         r => {
             r?;
             skb.consume();
@@ -200,19 +190,27 @@ fn run_queued(qp: &Qp<Rrxe>, budget: u32) -> bool {
         match process(qp, &skb, counted) {
             Ok(()) => skb.consume(),
             Err(Counter::OdpDeferred) => {
-                // Back at the head, still owned; the fault work item queues
-                // this one again once the page is in.
-                stats.inc(Counter::OdpDeferred);
-                if inner.rx.lock().push_front(skb).is_err() {
-                    stats.inc(Counter::RcvQueueFull);
+                // Still owned; the fault work item queues this one again once
+                // the page is in.
+                if let Err(c) = wait_for_fault(inner, stats, skb) {
+                    stats.inc(c);
                 }
-                qp::work::defer_fault(inner);
                 return false;
             }
             Err(c) => stats.inc(c),
         }
     }
     true
+}
+
+/// A packet that waits for a page of an on-demand-paging MR goes back to the
+/// head of its QP's queue, and the fault is queued after it, since the fault
+/// work item queues the receive work item, which must find the packet.
+fn wait_for_fault(inner: &Arc<RrxeQp>, stats: &Stats, skb: SkBuff) -> Result<(), Counter> {
+    stats.inc(Counter::OdpDeferred);
+    let queued = inner.rx.lock().push_front(skb);
+    qp::work::defer_fault(inner);
+    queued.map_err(|_skb| Counter::RcvQueueFull)
 }
 
 /// Checks and counts a queued packet (unless `counted`: it was before it went

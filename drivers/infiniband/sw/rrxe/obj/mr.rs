@@ -12,7 +12,7 @@
 //! atomic context, where no page can be faulted in, so a copy that meets a page
 //! that is not resident fails with `EAGAIN` and leaves that page alone. The
 //! engine that made it records a [`Miss`] and stops where it was, with nothing
-//! of the packet or WQE consumed; the QP's work item faults the range in
+//! of the packet or WQE consumed; the QP's fault work item faults the range in
 //! ([`Miss::fault`], which may sleep) and runs the engine again.
 
 use crate::{

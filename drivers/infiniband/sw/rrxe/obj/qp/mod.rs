@@ -230,9 +230,10 @@ pub(crate) struct RespState {
 }
 
 /// Pages of on-demand-paging MRs that the QP's engines found not resident, for
-/// its work items to fault in before they run the engines again
-/// ([`crate::obj::mr::Miss`]): one for the receive work item (requests and
-/// responses received), one for the send work item (the requester).
+/// its fault work item to fault in before the engines run again
+/// ([`crate::obj::mr::Miss`]): one for what the receive work item runs (requests
+/// and responses received), one for what the send work item runs (the
+/// requester and the responder's sender).
 ///
 /// Part of [`QpInner`], under the QP lock.
 #[derive(Default)]
