@@ -286,6 +286,11 @@ pub enum SendWrArgs<'a, T> {
     Reg {
         /// The MR to register, an MR of this device.
         mr: &'a Mr<T>,
+        /// The IOVA the registration maps, read from the MR when the request is
+        /// posted: a consumer may change it after `ib_map_mr_sg` (xprtrdma puts
+        /// the RPC's XID in its upper 32 bits), and the page offset stays the
+        /// one `ib_map_mr_sg` set.
+        iova: u64,
         /// The new key.
         key: u32,
         /// The access the registration grants.
@@ -496,6 +501,9 @@ unsafe fn decode_send<'a, T: Driver>(
                 return Err(EINVAL);
             }
             SendWrArgs::Reg {
+                // SAFETY: As above; the consumer owns the MR and does not change it
+                // during the call.
+                iova: unsafe { (*x.mr).iova },
                 // SAFETY: An MR of this device (checked above), alive for the call.
                 mr: unsafe { Mr::<T>::from_raw(x.mr) },
                 key: x.key,

@@ -437,7 +437,7 @@ fn local_op(qp: &Qp<Rrxe>, w: &SendWqe) -> Result<(), Bad> {
         }
         op::REG_MR => {
             let r = w.reg.as_ref().ok_or(Bad::Register)?;
-            mr::register_fast(&r.mr, inner.pd_id, r.key, r.access)
+            mr::register_fast(&r.mr, inner.pd_id, r.iova, r.key, r.access)
         }
         _ if mw::is_mw_key(&dev.keys, w.ex) => mw::invalidate(&dev.keys, None, inner.pd_id, w.ex),
         _ => mr::invalidate(&dev.keys, inner.pd_id, w.ex),

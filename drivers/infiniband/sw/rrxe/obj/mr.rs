@@ -99,10 +99,12 @@ pub(crate) enum Backing {
 }
 
 /// A page list and the IOVA range it maps, as `ib_sg_to_pages` builds it: page 0 holds
-/// `iova` at offset `iova % page_size`.
+/// `iova` at offset `first`, which is `iova % page_size` of the IOVA `map_mr_sg` set;
+/// REG_MR may then move `iova` (the consumer's `ib_mr.iova` when it posts).
 struct PageList {
     pages: KVec<u64>,
     iova: u64,
+    first: u64,
     length: u64,
     /// log2 of the page size (a shift, so the data path never divides).
     page_shift: u32,
@@ -113,6 +115,7 @@ impl PageList {
         Ok(Self {
             pages: KVec::with_capacity(max_pages, GFP_KERNEL)?,
             iova: 0,
+            first: 0,
             length: 0,
             page_shift: 0,
         })
@@ -127,7 +130,7 @@ impl PageList {
         }
         let shift = self.page_shift & 63;
         let mask = (1u64 << shift) - 1;
-        let pos = off + (self.iova & mask);
+        let pos = off + self.first;
         let page = *self.pages.get(usize::try_from(pos >> shift).ok()?)?;
         let within = pos & mask;
         let room = usize::try_from(mask + 1 - within).ok()?;
@@ -325,14 +328,22 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
     if span.div_ceil(u64::from(page_size)) > s.pages.len() as u64 {
         return Err(EINVAL);
     }
+    s.first = iova & u64::from(page_size - 1);
     (s.iova, s.length, s.page_shift) = (iova, length, page_size.trailing_zeros());
     Ok(())
 }
 
 /// Runs a REG_MR work request of a QP of PD `pd_id` (rxe's `rxe_reg_fast_mr`): the
 /// MR must be a free fast-registration MR of the same PD, and `key` may change only
-/// the key byte. The MR then maps what `map_mr_sg` last gave it.
-pub(crate) fn register_fast(m: &RrxeMr, pd_id: PdId, key: u32, acc: u32) -> Result<(), Bad> {
+/// the key byte. The MR then maps the pages `map_mr_sg` last gave it at `iova`, the
+/// MR's IOVA when the request was posted.
+pub(crate) fn register_fast(
+    m: &RrxeMr,
+    pd_id: PdId,
+    iova: u64,
+    key: u32,
+    acc: u32,
+) -> Result<(), Bad> {
     if !matches!(m.backing, Backing::Fast { .. })
         || m.pd_id != pd_id
         || key & !0xff != m.keys.lkey & !0xff
@@ -351,8 +362,12 @@ pub(crate) fn register_fast(m: &RrxeMr, pd_id: PdId, key: u32, acc: u32) -> Resu
         .pages
         .extend_from_slice(&f.staged.pages, GFP_ATOMIC)
         .map_err(|_| Bad::NoMem)?;
-    (f.active.iova, f.active.length, f.active.page_shift) =
-        (f.staged.iova, f.staged.length, f.staged.page_shift);
+    // The range must not wrap: `locate` subtracts `iova` from addresses in it.
+    if iova.checked_add(f.staged.length).is_none() {
+        return Err(Bad::Register);
+    }
+    (f.active.iova, f.active.first) = (iova, f.staged.first);
+    (f.active.length, f.active.page_shift) = (f.staged.length, f.staged.page_shift);
     (f.key, f.access, f.valid) = (key, acc, true);
     Ok(())
 }
@@ -807,8 +822,22 @@ mod tests {
         for a in [0x10_000u64, 0x50_000, 0x20_000] {
             l.pages.push(a, GFP_KERNEL).unwrap();
         }
-        (l.iova, l.length, l.page_shift) = (0xabc_0100, 10_000, 12);
+        (l.iova, l.first, l.length, l.page_shift) = (0xabc_0100, 0x100, 10_000, 12);
         l
+    }
+
+    #[test]
+    fn locate_follows_a_moved_iova() {
+        // xprtrdma puts the RPC's XID in the IOVA's upper 32 bits after
+        // `ib_map_mr_sg`: REG_MR maps the same pages at the IOVA posted.
+        let mut l = list();
+        l.iova = 0x1234_5678_0abc_0100;
+        assert_eq!(l.locate(0x1234_5678_0abc_0100, 16), Some((0x10_100, 16)));
+        assert_eq!(
+            l.locate(0x1234_5678_0abc_1000, 4096),
+            Some((0x50_000, 4096))
+        );
+        assert_eq!(l.locate(0xabc_0100, 16), None);
     }
 
     #[test]

@@ -144,6 +144,8 @@ pub(crate) type SgeList = Short<Sge, SGES_IN_PLACE>;
 /// index reused before the request runs.
 pub(crate) struct RegArgs {
     pub(crate) mr: Arc<crate::obj::mr::RrxeMr>,
+    /// The MR's IOVA when the request was posted.
+    pub(crate) iova: u64,
     pub(crate) key: u32,
     pub(crate) access: u32,
 }
@@ -488,9 +490,15 @@ pub(crate) fn from_kernel_send(
                 pkey_index,
             });
         }
-        SendWrArgs::Reg { mr, key, access } => {
+        SendWrArgs::Reg {
+            mr,
+            iova,
+            key,
+            access,
+        } => {
             w.reg = Some(RegArgs {
                 mr: mr.data().clone(),
+                iova,
                 key,
                 access: access.bits(),
             });
