@@ -11,13 +11,13 @@
 # directory; a run goes through netem's loss, duplication and reordering. The
 # server runs NFSv4 without v3 (the client mounts 4.2), with a 10 s grace
 # period, and no rpcbind.
-# RRXE_NFS_MIB (16) is the size written per client, in three files, and
+# RRXE_NFS_MIB (8) is the size written per client, in three files, and
 # RRXE_NFS_LOSS_MIB (4) through netem.
 cd "$(dirname "$0")" && . ./lib.sh
 
 EXP=/tmp/rrxe-nfs-export MNT=/tmp/rrxe-nfs-mnt
 SRV=10.0.0.1
-MIB=${RRXE_NFS_MIB:-16}
+MIB=${RRXE_NFS_MIB:-8}
 LOSS_MIB=${RRXE_NFS_LOSS_MIB:-4}
 NSA="ip netns exec a"
 NSB="ip netns exec b"

@@ -22,7 +22,7 @@
 # RRXE_NVMEOF_DRIVER=rxe runs the same on rdma_rxe, for a ratio in one boot: a
 # mixed pair cannot be made here, because these ULPs use only the initial
 # namespace and in one namespace only one driver can own UDP port 4791.
-# RRXE_NVMEOF_MIB (32) is the clean run's verified size, RRXE_NVMEOF_LOSS_MIB
+# RRXE_NVMEOF_MIB (16) is the clean run's verified size, RRXE_NVMEOF_LOSS_MIB
 # (8) the lossy run's; both multiples of 4 (four jobs of a quarter each).
 cd "$(dirname "$0")" && . ./lib.sh
 
@@ -31,7 +31,7 @@ NQN=rrxe-nvmeof-test KEEP=rrxe-nvmeof-keep
 TGT=10.9.1.1 HOST=10.9.1.2
 CFS=/sys/kernel/config/nvmet
 IMG=/tmp/rrxe-nvmet.img
-MIB=${RRXE_NVMEOF_MIB:-32}
+MIB=${RRXE_NVMEOF_MIB:-16}
 LOSS_MIB=${RRXE_NVMEOF_LOSS_MIB:-8}
 case $DRV in
 rrxe) require_rrxe ;;

@@ -10,11 +10,10 @@
 # Each script is bounded by the settings file's timeout (2400 s);
 # RRXE_SUITE_TIMEOUT overrides it, as make soak does. Scripts named as
 # arguments run instead of all. The pairings with rdma_rxe already post
-# through rdma-core's stock rxe provider (lib.sh's rxe_pairings_begin);
-# pyverbs, which runs on one device at a time, runs again with it, on rrxe
-# only, with the modules that post (rrxe_pyverbs.sh). RRXE_STOCK_RERUN lists
-# the scripts rerun with the stock provider: make soak reruns traffic,
-# perftest, pyverbs and recovery too, with every pairing (RRXE_STOCK_PEERS),
+# through rdma-core's stock rxe provider (lib.sh's rxe_pairings_begin).
+# RRXE_STOCK_RERUN lists the scripts rerun with the stock provider, none by
+# default: make soak reruns traffic, perftest, pyverbs (on rrxe only, the
+# modules that post) and recovery, with every pairing (RRXE_STOCK_PEERS),
 # after a main run whose pairings with rdma_rxe used the doorbell provider
 # (RRXE_RXE_PROVIDER); a recovery rerun's lossy transfer is 4 MiB unless
 # RRXE_LOSS_MIB says otherwise. The KUnit
@@ -51,9 +50,9 @@ timed_tap() {
 [ $# -gt 0 ] || set -- $progs
 # Scripts run a second time with rdma-core's stock rxe provider (after all,
 # with the patched one, the guest's default: lib.sh's RRXE_PROVIDER), named
-# "NAME (stock provider)". RRXE_STOCK_RERUN="" runs none.
+# "NAME (stock provider)".
 stock=()
-for t in ${RRXE_STOCK_RERUN-rrxe_pyverbs.sh}; do
+for t in ${RRXE_STOCK_RERUN-}; do
 	[[ " $* " == *" $t "* ]] && stock+=("$t")
 done
 ktap_print_header
