@@ -288,8 +288,7 @@ pub enum SendWrArgs<'a, T> {
         mr: &'a Mr<T>,
         /// The IOVA the registration maps, read from the MR when the request is
         /// posted: a consumer may change it after `ib_map_mr_sg` (xprtrdma puts
-        /// the RPC's XID in its upper 32 bits), and the page offset stays the
-        /// one `ib_map_mr_sg` set.
+        /// the RPC's XID in its upper 32 bits).
         iova: u64,
         /// The new key.
         key: u32,

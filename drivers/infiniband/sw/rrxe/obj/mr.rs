@@ -99,12 +99,12 @@ pub(crate) enum Backing {
 }
 
 /// A page list and the IOVA range it maps, as `ib_sg_to_pages` builds it: page 0 holds
-/// `iova` at offset `first`, which is `iova % page_size` of the IOVA `map_mr_sg` set;
-/// REG_MR may then move `iova` (the consumer's `ib_mr.iova` when it posts).
+/// `iova` at offset `iova % page_size`. REG_MR sets `iova` to the consumer's
+/// `ib_mr.iova` when it posts, which may have moved since `map_mr_sg`; as on
+/// rdma_rxe, the offset then follows the IOVA posted.
 struct PageList {
     pages: KVec<u64>,
     iova: u64,
-    first: u64,
     length: u64,
     /// log2 of the page size (a shift, so the data path never divides).
     page_shift: u32,
@@ -115,7 +115,6 @@ impl PageList {
         Ok(Self {
             pages: KVec::with_capacity(max_pages, GFP_KERNEL)?,
             iova: 0,
-            first: 0,
             length: 0,
             page_shift: 0,
         })
@@ -130,7 +129,7 @@ impl PageList {
         }
         let shift = self.page_shift & 63;
         let mask = (1u64 << shift) - 1;
-        let pos = off + self.first;
+        let pos = off + (self.iova & mask);
         let page = *self.pages.get(usize::try_from(pos >> shift).ok()?)?;
         let within = pos & mask;
         let room = usize::try_from(mask + 1 - within).ok()?;
@@ -328,7 +327,6 @@ pub(crate) fn map_end(mr: &Mr<Rrxe>, iova: u64, length: u64, page_size: u32) -> 
     if span.div_ceil(u64::from(page_size)) > s.pages.len() as u64 {
         return Err(EINVAL);
     }
-    s.first = iova & u64::from(page_size - 1);
     (s.iova, s.length, s.page_shift) = (iova, length, page_size.trailing_zeros());
     Ok(())
 }
@@ -353,7 +351,8 @@ pub(crate) fn register_fast(
     }
     let mut guard = m.map.lock();
     let f = &mut *guard;
-    if f.valid {
+    // The range must not wrap: `locate` subtracts `iova` from addresses in it.
+    if f.valid || iova.checked_add(f.staged.length).is_none() {
         return Err(Bad::Register);
     }
     f.active.pages.clear();
@@ -362,12 +361,8 @@ pub(crate) fn register_fast(
         .pages
         .extend_from_slice(&f.staged.pages, GFP_ATOMIC)
         .map_err(|_| Bad::NoMem)?;
-    // The range must not wrap: `locate` subtracts `iova` from addresses in it.
-    if iova.checked_add(f.staged.length).is_none() {
-        return Err(Bad::Register);
-    }
-    (f.active.iova, f.active.first) = (iova, f.staged.first);
-    (f.active.length, f.active.page_shift) = (f.staged.length, f.staged.page_shift);
+    (f.active.iova, f.active.length, f.active.page_shift) =
+        (iova, f.staged.length, f.staged.page_shift);
     (f.key, f.access, f.valid) = (key, acc, true);
     Ok(())
 }
@@ -822,7 +817,7 @@ mod tests {
         for a in [0x10_000u64, 0x50_000, 0x20_000] {
             l.pages.push(a, GFP_KERNEL).unwrap();
         }
-        (l.iova, l.first, l.length, l.page_shift) = (0xabc_0100, 0x100, 10_000, 12);
+        (l.iova, l.length, l.page_shift) = (0xabc_0100, 10_000, 12);
         l
     }
 
