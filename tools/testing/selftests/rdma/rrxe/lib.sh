@@ -33,11 +33,15 @@ fi
 ok() { local -; set -f; ktap_test_pass "$*"; }
 not_ok() { local -; set -f; ktap_test_fail "$*"; }
 skip() { local -; set -f; ktap_test_skip "$*"; }
-# check NAME CMD...: one case that passes when CMD succeeds.
+# check NAME CMD...: one case that passes when CMD succeeds; returns as CMD.
 check() {
 	local name=$1; shift
 	local out
-	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name"; printf '%s\n' "$out" | sed 's/^/# /' | head -n 20; fi
+	if out=$("$@" 2>&1); then ok "$name"; else
+		not_ok "$name"
+		printf '%s\n' "$out" | sed 's/^/# /' | head -n 20
+		return 1
+	fi
 }
 # diag TEXT: TEXT as KTAP diagnostic lines, each line kept.
 diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
