@@ -263,3 +263,17 @@ stats_delta() {
 # cpu_ticks: per vCPU, its user and kernel (system, irq, softirq) ticks from
 # /proc/stat, as "user kernel", one line each.
 cpu_ticks() { awk '/^cpu[0-9]/ { print $2 + $3, $4 + $7 + $8 }' /proc/stat; }
+
+# fio_verify_job DEV MIB JSON [FIO ARGS...]: the storage suites' verify job.
+# Four jobs, each on its quarter of DEV's first MIB, write random blocks of
+# 4 KiB to 1 MiB at queue depth 32 with a crc32c in each, then read each back
+# and check it. fio's JSON report goes to JSON, its errors to JSON.err; returns
+# fio's status.
+fio_verify_job() {
+	local dev=$1 mib=$2 out=$3
+	shift 3
+	timeout 900 fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio --iodepth=32 \
+		--numjobs=4 --size=$((mib / 4))M --offset_increment=$((mib / 4))M --rw=randwrite \
+		--bssplit=4k/40:16k/20:128k/25:1m/15 --verify=crc32c --verify_fatal=1 "$@" \
+		--group_reporting --output-format=json --output="$out" >/dev/null 2>"$out.err"
+}

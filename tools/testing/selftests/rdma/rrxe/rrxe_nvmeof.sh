@@ -155,23 +155,18 @@ all_gone() { ! ctrl && ! rdma resource show qp link nvhost/1 | grep -v "type GSI
 # Bytes the host's end of the pair has sent.
 tx_bytes() { cat /sys/class/net/nvB/statistics/tx_bytes; }
 
-# fio_verify NAME MIB [--verify_only]: four jobs, each on its own quarter of MIB
-# at the start of the namespace, write random blocks of 4 KiB to 1 MiB at queue
-# depth 32 with a crc32c in each, then read every block back and check it. Passes
-# when fio does and it wrote (unless --verify_only, which checks what the same
-# job wrote before) and verified all MIB; says IOPS and bytes.
+# fio_verify NAME MIB [--verify_only]: fio_verify_job on the namespace.
+# Passes when fio does and it wrote (unless --verify_only, which checks what
+# the same job wrote before) and verified all MIB; says IOPS and bytes.
 fio_verify() {
 	local name=$1 mib=$2 only=${3:-} dev out t0 rc tx0
 	dev=$(bdev) || { not_ok "$name # no block device"; return 1; }
 	out=/tmp/rrxe-nvme-fio.json tx0=$(tx_bytes) t0=$SECONDS
-	timeout 900 fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio --iodepth=32 \
-		--numjobs=4 --size=$((mib / 4))M --offset_increment=$((mib / 4))M --rw=randwrite \
-		--bssplit=4k/40:16k/20:128k/25:1m/15 --verify=crc32c --verify_fatal=1 $only \
-		--group_reporting --output-format=json --output="$out" >/dev/null 2>/tmp/rrxe-nvme-fio.err
+	fio_verify_job "$dev" "$mib" "$out" $only
 	rc=$?
 	if [ $rc != 0 ]; then
 		not_ok "$name # fio exited $rc"
-		sed 's/^/# /' /tmp/rrxe-nvme-fio.err | head -n 10
+		sed 's/^/# /' "$out.err" | head -n 10
 		return 1
 	fi
 	python3 - "$out" "$mib" "$(($(tx_bytes) - tx0))" "$((SECONDS - t0))" "$only" <<'PY' >/tmp/rrxe-nvme-fio.sum
