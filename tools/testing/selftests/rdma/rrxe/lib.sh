@@ -250,6 +250,15 @@ gid_index() {
 
 # stat_of DEV COUNTER: one of the device's port counters.
 stat_of() { rdma statistic show link "$1/1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# arrived DEV: the packets that reached DEV. rrxe counts each in one of these
+# before anything else can drop it: in rcvd_pkts once its ICRC checked and its
+# QP was found (as rdma_rxe counts it), or before that as malformed, a bad
+# ICRC, an unknown QP or a full QP queue.
+arrived() {
+	rdma statistic show link "$1/1" | awk '{ for (i = 1; i < NF; i++)
+		if ($i ~ /^(rcvd_pkts|rcv_malformed|rcv_icrc_err|rcv_unknown_qp|rcv_queue_full)$/) s += $(i + 1) }
+		END { print s + 0 }'
+}
 # qp_state DEV...: each device's QPs with the driver's transport state
 # (Documentation/admin-guide.rst, "QP state"), for a run that stopped moving.
 qp_state() { local d; for d in "$@"; do rdma resource show qp link "$d/1" -dd; done; }

@@ -65,11 +65,6 @@ else
 	ktap_finished
 fi
 
-arrived() {
-	rdma statistic show link rrxe0/1 | awk '{ for (i = 1; i < NF; i++)
-		if ($i ~ /^(rcvd_pkts|rcv_malformed|rcv_icrc_err|rcv_unknown_qp|rcv_queue_full)$/) s += $(i + 1) }
-		END { print s + 0 }'
-}
 # Frames the kernel's receive backlogs dropped (all CPUs, all namespaces).
 softnet_drops() { awk '{ s += strtonum("0x" $2) } END { print s + 0 }' /proc/net/softnet_stat; }
 # inject SEED COUNT: fuzz.py inject from netns b; its JSON result in $tmp/inj.
@@ -81,16 +76,16 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 
 # Phase 1: the fuzzer alone, so that rrxe0 receives nothing else.
 n1=$((N * 3 / 4)) n2=$((N - N * 3 / 4))
-a0=$(arrived) d0=$(softnet_drops) s0=$(nonzero_stats rrxe0)
+a0=$(arrived rrxe0) d0=$(softnet_drops) s0=$(nonzero_stats rrxe0)
 if inject "$SEED" "$n1"; then
 	ok "$n1 mutated corpus packets sent at the targets ($(cat "$tmp/inj"))"
 	wf=$(field wellformed)
 	# rrxe counts each packet before anything else can drop it.
-	reached() { [ $(($(arrived) - a0 + $(softnet_drops) - d0)) -ge "$wf" ]; }
+	reached() { [ $(($(arrived rrxe0) - a0 + $(softnet_drops) - d0)) -ge "$wf" ]; }
 	if wait_for 60 reached; then
-		ok "every one the IP stack passed on is in rrxe0's receive counters ($wf well-formed, $(($(arrived) - a0)) counted, $(($(softnet_drops) - d0)) dropped in the backlog)"
+		ok "every one the IP stack passed on is in rrxe0's receive counters ($wf well-formed, $(($(arrived rrxe0) - a0)) counted, $(($(softnet_drops) - d0)) dropped in the backlog)"
 	else
-		not_ok "every one the IP stack passed on is in rrxe0's receive counters # $wf well-formed, $(($(arrived) - a0)) counted, $(($(softnet_drops) - d0)) dropped in the backlog"
+		not_ok "every one the IP stack passed on is in rrxe0's receive counters # $wf well-formed, $(($(arrived rrxe0) - a0)) counted, $(($(softnet_drops) - d0)) dropped in the backlog"
 	fi
 	diag "rrxe0: $(stats_delta "$s0" "$(nonzero_stats rrxe0)")"
 else
